@@ -1,0 +1,145 @@
+import Foundation
+import GeoChatDomain
+import GeoChatPostgres
+import PostgresNIO
+
+/// The messaging service's tables (schema `messaging`): each room's log of
+/// messages with dense ids 1, 2, 3, … and every query on them.
+struct MessageLog: Sendable {
+    let database: Database
+
+    static let migrations = [
+        Migration(
+            1, "room logs and messages",
+            [
+                """
+                CREATE TABLE messaging.room_logs (
+                    room_id bigint PRIMARY KEY,
+                    last_id bigint NOT NULL DEFAULT 0,
+                    removed_at timestamptz)
+                """,
+                """
+                CREATE TABLE messaging.messages (
+                    room_id bigint NOT NULL,
+                    id bigint NOT NULL,
+                    nick text NOT NULL,
+                    text text NOT NULL,
+                    added_at timestamptz NOT NULL DEFAULT now(),
+                    author_session text,
+                    idempotency_key text NOT NULL,
+                    PRIMARY KEY (room_id, id))
+                """,
+                "CREATE UNIQUE INDEX messages_idempotency ON messaging.messages (idempotency_key)",
+            ])
+    ]
+
+    func migrate() async throws {
+        try await database.migrateRetrying(schema: "messaging", migrations: Self.migrations)
+    }
+
+    private var client: PostgresClient { database.client }
+    private var logger: Logger { database.logger }
+
+    enum RoomState: Equatable {
+        case unknown
+        case open(head: MessageID)
+        case removed
+    }
+
+    func state(of room: RoomID) async throws -> RoomState {
+        let rows = try await client.query(
+            "SELECT last_id, removed_at IS NOT NULL FROM messaging.room_logs WHERE room_id = \(room)", logger: logger)
+        for try await (head, removed) in rows.decode((Int64, Bool).self) {
+            return removed ? .removed : .open(head: head)
+        }
+        return .unknown
+    }
+
+    /// Starts the log of a room the rooms service confirmed (or announced).
+    func open(_ room: RoomID) async throws {
+        try await client.query(
+            "INSERT INTO messaging.room_logs (room_id) VALUES (\(room)) ON CONFLICT DO NOTHING", logger: logger)
+    }
+
+    /// The message stored earlier under this idempotency key, if any.
+    func stored(key: String) async throws -> (ChatMessage, author: SessionID?)? {
+        let rows = try await client.query(
+            """
+            SELECT room_id, id, nick, text, added_at, author_session FROM messaging.messages
+            WHERE idempotency_key = \(key)
+            """, logger: logger)
+        for try await (room, id, nick, text, added, author) in rows.decode((Int64, Int64, String, String, Date, String?).self) {
+            return (ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added)), author.flatMap(SessionID.init))
+        }
+        return nil
+    }
+
+    /// Appends a message with the room's next id, in one transaction: the row
+    /// lock on the room's log orders concurrent writers, so ids are dense and
+    /// commit in id order. Nil when the room is removed or unknown.
+    func append(room: RoomID, nick: String, text: String, author: SessionID?, key: String) async throws -> ChatMessage? {
+        try await client.withTransaction(logger: logger) { tx in
+            let next = try await tx.query(
+                """
+                UPDATE messaging.room_logs SET last_id = last_id + 1
+                WHERE room_id = \(room) AND removed_at IS NULL
+                RETURNING last_id
+                """, logger: logger)
+            var id: Int64?
+            for try await value in next.decode(Int64.self) { id = value }
+            guard let id else { return nil }
+            let inserted = try await tx.query(
+                """
+                INSERT INTO messaging.messages (room_id, id, nick, text, author_session, idempotency_key)
+                VALUES (\(room), \(id), \(nick), \(text), \(author?.value), \(key))
+                RETURNING added_at
+                """, logger: logger)
+            for try await added in inserted.decode(Date.self) {
+                return ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added))
+            }
+            return nil
+        }
+    }
+
+    /// Messages with id > `after` oldest first, or the latest `limit`; all with
+    /// ids up to the head read first, so the answer has no holes.
+    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage] {
+        let rows: PostgresRowSequence
+        if let after {
+            rows = try await client.query(
+                """
+                SELECT id, nick, text, added_at FROM messaging.messages
+                WHERE room_id = \(room) AND id > \(after) AND id <= \(head)
+                ORDER BY id LIMIT \(limit)
+                """, logger: logger)
+        } else {
+            rows = try await client.query(
+                """
+                SELECT id, nick, text, added_at FROM (
+                    SELECT id, nick, text, added_at FROM messaging.messages
+                    WHERE room_id = \(room) AND id <= \(head) ORDER BY id DESC LIMIT \(limit)) latest
+                ORDER BY id
+                """, logger: logger)
+        }
+        var messages: [ChatMessage] = []
+        for try await (id, nick, text, added) in rows.decode((Int64, String, String, Date).self) {
+            messages.append(ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added)))
+        }
+        return messages
+    }
+
+    /// Deletes a removed room's messages and keeps a tombstone so no later
+    /// command can write to it again.
+    func remove(_ room: RoomID) async throws {
+        try await client.withTransaction(logger: logger) { tx in
+            try await tx.query(
+                """
+                INSERT INTO messaging.room_logs (room_id, removed_at) VALUES (\(room), now())
+                ON CONFLICT (room_id) DO UPDATE SET removed_at = coalesce(messaging.room_logs.removed_at, now())
+                """, logger: logger)
+            try await tx.query("DELETE FROM messaging.messages WHERE room_id = \(room)", logger: logger)
+        }
+    }
+
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,76 @@
+import GeoChatDomain
+import GeoChatKafka
+import GeoChatRuntime
+import Logging
+
+/// Runs messaging commands. A `say` is answered only after its message is
+/// committed in PostgreSQL and published for every gateway.
+struct MessagingCommands: Sendable {
+    let log: MessageLog
+    let rooms: RequestClient
+    let events: EventPublisher
+    let logger: Logger
+
+    func handle(_ envelope: RequestEnvelope<MessagingCommand>) async -> Result<ReplyBody, ProtocolError> {
+        await answer(envelope, logger: logger) {
+            switch envelope.command {
+            case .say(let room, let author, let nick, let rawText):
+                let text = try ChatText.validate(rawText, length: Limits.messageLength).get(field: "msg")
+                if let (earlier, earlierAuthor) = try await log.stored(key: envelope.idempotencyKey) {
+                    // A retry: answer as the first time, and publish again in case
+                    // the first attempt died between commit and publish.
+                    try await publish(earlier, author: earlierAuthor)
+                    return .posted(earlier)
+                }
+                guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
+                guard
+                    let message = try await log.append(
+                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey)
+                else { throw ProtocolError.noSuchChat }
+                do {
+                    try await publish(message, author: author)
+                } catch {
+                    // Stored is stored: the client gets its success. Gateways find the
+                    // message when the next one of the room shows them the gap.
+                    logger.warning("message stored but not published", metadata: ["room": "\(room)", "id": "\(message.id)", "error": "\(error)"])
+                }
+                logger.debug("message stored", metadata: ["room": "\(room)", "id": "\(message.id)"])
+                return .posted(message)
+
+            case .history(let room, let after, let limit):
+                guard case .open(let head) = try await openLog(room, envelope: envelope) else {
+                    throw ProtocolError.noSuchChat
+                }
+                let messages = try await log.history(
+                    room: room, head: head, after: after, limit: min(max(limit, 1), Limits.maxMessageLimit))
+                return .history(MessageHistory(room: room, head: head, messages: messages))
+            }
+        }
+    }
+
+    /// The room's log, opened on first use after the rooms service confirmed the
+    /// room exists (the `created` event usually opened it already).
+    private func openLog(_ room: RoomID, envelope: RequestEnvelope<MessagingCommand>) async throws -> MessageLog.RoomState {
+        let state = try await log.state(of: room)
+        guard state == .unknown else { return state }
+        let remaining = envelope.deadlineMs - currentTimeMs() - 200
+        guard remaining > 0 else { throw ProtocolError.unavailable }
+        do {
+            _ = try await rooms.request(
+                RoomsCommand.lookup(room: room), topic: Topics.roomsCommands, key: String(room),
+                idempotencyKey: envelope.idempotencyKey + "/lookup", timeout: .milliseconds(remaining))
+        } catch .refused(let error) {
+            throw error
+        } catch {
+            throw ProtocolError.unavailable
+        }
+        try await log.open(room)
+        return try await log.state(of: room)
+    }
+
+    private func publish(_ message: ChatMessage, author: SessionID?) async throws {
+        try await events.publish(
+            MessageStored(message: message, author: author), schema: EventSchemas.message,
+            topic: Topics.messageEvents, key: String(message.room))
+    }
+}

@@ -1,0 +1,62 @@
+import GeoChatDomain
+import GeoChatKafka
+import GeoChatPostgres
+import GeoChatRuntime
+import Synchronization
+
+/// geochat-messaging: owns `messaging.messages`; gives each post the room's
+/// next id, commits it, answers, and publishes it for every gateway.
+@main
+struct MessagingServiceMain {
+    static func main() async throws {
+        let env = try ServiceEnvironment(service: "messaging", defaultPort: 9103)
+        let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
+        let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
+        let commandsIn = try KafkaConsumer(
+            settings: env.kafka, topics: [Topics.messagingCommands], mode: .group("geochat-messaging"),
+            logger: env.logger)
+        let roomEventsIn = try KafkaConsumer(
+            settings: env.kafka, topics: [Topics.roomEvents], mode: .group("geochat-messaging-rooms"),
+            logger: env.logger)
+        let rooms = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
+        let log = MessageLog(database: database)
+        let commands = MessagingCommands(log: log, rooms: rooms, events: EventPublisher(sender: producer), logger: env.logger)
+        let lifecycle = RoomLifecycleFeed(log: log, consumer: roomEventsIn, logger: env.logger)
+        let started = Atomic<Bool>(false)
+        let isReady: @Sendable () -> Bool = { started.load(ordering: .acquiring) && rooms.isReady }
+
+        let main = Worker("messaging", body: {
+            try await log.migrate()
+            try await TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
+                .ensureRetrying(Topics.shared)
+            try await commandsIn.start()
+            try await roomEventsIn.start()
+            started.store(true, ordering: .releasing)
+            env.logger.info("messaging service started")
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await rooms.run() }
+                group.addTask {
+                    await CommandProcessor(consumer: commandsIn, producer: producer, logger: env.logger) {
+                        await commands.handle($0)
+                    }.run()
+                }
+                group.addTask { await lifecycle.run() }
+                await group.next()
+                group.cancelAll()
+            }
+        }, shutdown: {
+            await commandsIn.close()
+            await roomEventsIn.close()
+            await rooms.shutdown()
+            producer.close()
+        })
+        let health = HealthRoutes(isReady: isReady) {
+            ServiceStatus(
+                service: env.service, instance: env.instanceID, ready: isReady(),
+                assignments: commandsIn.assignment() + roomEventsIn.assignment())
+        }
+        try await runServiceGroup(
+            [database.client, main, adminServer(health: health, host: env.httpHost, port: env.httpPort, logger: env.logger)],
+            logger: env.logger)
+    }
+}

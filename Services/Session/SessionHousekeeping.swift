@@ -1,0 +1,42 @@
+import GeoChatDomain
+import GeoChatKafka
+import Logging
+
+/// Keeps `last_seen_at` current from the gateways' presence batches, and ends
+/// sessions idle for longer than the session lifetime.
+struct SessionHousekeeping: Sendable {
+    let store: SessionStore
+    let commands: SessionCommands
+    let presence: KafkaConsumer
+    let lifetimeSeconds: Int
+    let logger: Logger
+
+    func recordPresence() async {
+        for await record in presence.records {
+            if let batch = EventDecoding.decode(PresenceBatch.self, schema: EventSchemas.presence, from: record) {
+                do {
+                    try await store.touch(batch.sessions, seenAtMs: batch.seenAtMs)
+                } catch {
+                    // Presence is advisory: a lost batch only makes a session look idle a little sooner.
+                    logger.warning("presence batch not recorded", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+            presence.markProcessed(record)
+        }
+    }
+
+    func expireIdleSessions(every interval: Duration) async throws {
+        while true {
+            try await Task.sleep(for: interval)
+            do {
+                let ended = try await store.expireIdle(lifetimeSeconds: lifetimeSeconds, limit: 1000)
+                for session in ended {
+                    try await commands.publish(.ended(session, reason: "idle"), session.id)
+                }
+                if !ended.isEmpty { logger.info("idle sessions ended", metadata: ["count": "\(ended.count)"]) }
+            } catch {
+                logger.warning("idle session sweep failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// An error as the legacy clients see it: a code they act on, a text for people,
+/// and the HTTP status that goes with the code (contract 6).
+public struct ProtocolError: Error, Equatable, Sendable, Codable {
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        case missingParam = "missing_param"
+        case badParam = "bad_param"
+        case invalidNick = "invalid_nick"
+        case empty
+        case tooLong = "too_long"
+        case unknownCommand = "unknown_command"
+        case unsupportedVersion = "unsupported_version"
+        case invalidSession = "invalid_session"
+        case banned
+        case noSuchChat = "no_such_chat"
+        case tooLarge = "too_large"
+        case rateLimited = "rate_limited"
+        case unavailable
+
+        public var httpStatus: Int {
+            switch self {
+            case .missingParam, .badParam, .invalidNick, .empty, .tooLong, .unknownCommand, .unsupportedVersion: 400
+            case .invalidSession, .banned: 403
+            case .noSuchChat: 404
+            case .tooLarge: 413
+            case .rateLimited: 429
+            case .unavailable: 503
+            }
+        }
+    }
+
+    public let code: Code
+    public let text: String
+
+    public init(_ code: Code, _ text: String) {
+        self.code = code
+        self.text = text
+    }
+
+    public static func missing(_ name: String) -> ProtocolError { .init(.missingParam, "parameter '\(name)' is missing") }
+    public static func bad(_ name: String, _ why: String) -> ProtocolError { .init(.badParam, "parameter '\(name)' \(why)") }
+    public static let invalidSession = ProtocolError(.invalidSession, "session is unknown or has ended")
+    public static let noSuchChat = ProtocolError(.noSuchChat, "no such chat room")
+    public static let unavailable = ProtocolError(.unavailable, "the service is temporarily unavailable, try again")
+}

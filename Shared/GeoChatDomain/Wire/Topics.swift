@@ -1,0 +1,25 @@
+/// Kafka topic names. docs/architecture.md describes keys, partitioning and schemas.
+public enum Topics {
+    /// Commands to the session service, keyed by session id (start: by idempotency key).
+    public static let sessionCommands = "geochat.session.commands"
+    /// Session lifecycle events, keyed by session id.
+    public static let sessionEvents = "geochat.session.events"
+    /// Commands to the rooms service, keyed by room id (create: by the creator's session id).
+    public static let roomsCommands = "geochat.rooms.commands"
+    /// Room events (created, removed, joined, left), keyed by room id.
+    public static let roomEvents = "geochat.rooms.events"
+    /// Commands to the messaging service, keyed by room id.
+    public static let messagingCommands = "geochat.messaging.commands"
+    /// Every stored message, keyed by room id, in the room's id order.
+    public static let messageEvents = "geochat.messages.events"
+    /// Signs of life seen by gateways, batched, keyed by gateway instance.
+    public static let presence = "geochat.presence"
+
+    /// Each requesting instance's private reply topic (one partition).
+    public static func replies(instance: String) -> String { "geochat.replies." + instance }
+
+    /// The shared topics every service creates at start.
+    public static let shared = [
+        sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, presence,
+    ]
+}

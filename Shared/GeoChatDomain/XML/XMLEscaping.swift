@@ -1,0 +1,23 @@
+/// Escapes text and attribute values for XML 1.0. Input is already XML-safe
+/// (rejected on entry otherwise), so only the five special characters change.
+public enum XMLEscaping {
+    public static func escape(_ text: String) -> String {
+        // Fast path: most chat text has nothing to escape.
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+            return text
+        }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,141 @@
+import Dispatch
+import Logging
+import Synchronization
+
+/// A consumer whose records arrive as an `AsyncSequence`.
+///
+/// Two ways to read:
+/// - `.group`: a member of a consumer group (one owner per partition, rebalanced
+///   as instances come and go). Offsets are committed only for records passed to
+///   `markProcessed`, so a crash replays what was not finished (at-least-once).
+/// - `.tail`: every partition of the topics, from their end, without a group and
+///   without commits: how gateways follow event topics and their reply topic.
+public final class KafkaConsumer: Sendable {
+    public enum Mode: Sendable {
+        case group(String)
+        case tail
+    }
+
+    private let handle: RDKafkaConsumerHandle
+    private let topics: [String]
+    private let mode: Mode
+    private let logger: Logger
+    /// `poll` and `close` run on this queue only: librdkafka wants them serialized.
+    private let queue: DispatchQueue
+    private let closed = Atomic<Bool>(false)
+    private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+
+    public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
+        self.topics = topics
+        self.mode = mode
+        self.logger = logger
+        let properties: [String: String]
+        switch mode {
+        case .group(let group):
+            properties = settings.consumerProperties(group: group, commits: true, reset: "earliest")
+        case .tail:
+            // No group is joined; the id only names the client. A position past the
+            // end (the broker lost the topic and made it anew) restarts at the beginning.
+            properties = settings.consumerProperties(
+                group: "tail-\(settings.clientID)", commits: false, reset: "earliest")
+        }
+        handle = try RDKafkaConsumerHandle(properties: properties)
+        queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
+    }
+
+    /// Joins the group, or takes every partition from the end. The topics must exist.
+    public func start() async throws {
+        try await offloaded { [self] in try startBlocking() }
+    }
+
+    private func startBlocking() throws {
+        switch mode {
+        case .group:
+            try handle.subscribe(topics)
+        case .tail:
+            var partitions: [(topic: String, partition: Int32)] = []
+            for topic in topics {
+                let count = try RDKafkaAdmin.partitionCount(client: handle.client, topic: topic, timeoutMs: 5000)
+                partitions += (0..<Int32(count)).map { (topic, $0) }
+            }
+            try handle.assignFromEnd(partitions)
+        }
+    }
+
+    public var records: Records { Records(consumer: self) }
+
+    /// Marks a record done; its offset is committed with the next auto-commit.
+    public func markProcessed(_ record: KafkaRecord) {
+        guard case .group = mode else { return }
+        handle.storeOffset(topic: record.topic, partition: record.partition, offset: record.offset)
+    }
+
+    /// The partitions this consumer holds right now.
+    public func assignment() -> [TopicAssignment] { handle.assignment() }
+
+    /// Leaves the group (committing what was processed) and frees the handle.
+    public func close() async {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [handle] in
+                handle.close()
+                continuation.resume()
+            }
+        }
+    }
+
+    fileprivate func pollBatch() async -> [KafkaRecord] {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: []) }
+                var batch: [KafkaRecord] = []
+                var timeout: Int32 = 100
+                while batch.count < 256 {
+                    switch handle.poll(timeoutMs: timeout) {
+                    case .record(let record): batch.append(record)
+                    case .nothing: return continuation.resume(returning: batch)
+                    case .error(let text): report(text)
+                    }
+                    timeout = 0
+                }
+                continuation.resume(returning: batch)
+            }
+        }
+    }
+
+    /// While the broker is away every poll reports the same error: log it once in a while.
+    private func report(_ text: String) {
+        let now = ContinuousClock.now
+        let shouldLog = lastError.withLock { last -> Bool in
+            if let last, last.text == text, now - last.at < .seconds(10) { return false }
+            last = (text, now)
+            return true
+        }
+        if shouldLog { logger.warning("kafka consumer error", metadata: ["error": "\(text)"]) }
+    }
+
+    fileprivate var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    public struct Records: AsyncSequence, Sendable {
+        public typealias Element = KafkaRecord
+        let consumer: KafkaConsumer
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(consumer: consumer) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let consumer: KafkaConsumer
+            var buffer: [KafkaRecord] = []
+            var index = 0
+
+            public mutating func next() async -> KafkaRecord? {
+                while index == buffer.count {
+                    if consumer.isClosed || Task.isCancelled { return nil }
+                    buffer = await consumer.pollBatch()
+                    index = 0
+                }
+                defer { index += 1 }
+                return buffer[index]
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import CRdKafka
+import Logging
+import Synchronization
+
+/// Anything records can be sent to. Services depend on this seam, not on Kafka.
+public protocol RecordSender: Sendable {
+    /// Returns once the broker acknowledged the record (acks=all, idempotent).
+    func send(topic: String, key: String?, value: [UInt8], partition: Int32?) async throws
+}
+
+/// The idempotent producer. Sends complete with the broker's delivery report.
+/// A producer whose idempotence state turned fatal (as after a broker that lost
+/// its memory) is replaced by a fresh one, so the service carries on alone.
+public final class KafkaProducer: RecordSender {
+    private let settings: KafkaSettings
+    private let logger: Logger
+    private let current: Mutex<RDKafkaProducerHandle?>
+
+    public init(settings: KafkaSettings, logger: Logger) throws {
+        self.settings = settings
+        self.logger = logger
+        self.current = Mutex(try RDKafkaProducerHandle(properties: settings.producerProperties))
+    }
+
+    public func send(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) async throws {
+        let handle = try activeHandle()
+        let keyBytes = key.map { Array($0.utf8) }
+        let outcome: rd_kafka_resp_err_t = await withCheckedContinuation { continuation in
+            var queueFullRetries = 0
+            while true {
+                let completion = DeliveryCompletion { continuation.resume(returning: $0) }
+                let err = handle.produce(
+                    topic: topic, partition: partition, key: keyBytes, value: value, completion: completion)
+                if err == RD_KAFKA_RESP_ERR_NO_ERROR { return }
+                if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
+                    // The local queue drains as the poll thread serves reports.
+                    queueFullRetries += 1
+                    usleep(1000)
+                    continue
+                }
+                continuation.resume(returning: err)
+                return
+            }
+        }
+        guard outcome == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            if outcome.isFatal || handle.fatalError != nil { replace(handle, reason: handle.fatalError ?? outcome.message) }
+            throw KafkaError.delivery("\(topic): \(outcome.message)")
+        }
+    }
+
+    private func activeHandle() throws -> RDKafkaProducerHandle {
+        try current.withLock { slot in
+            if let handle = slot { return handle }
+            let handle = try RDKafkaProducerHandle(properties: settings.producerProperties)
+            slot = handle
+            return handle
+        }
+    }
+
+    private func replace(_ broken: RDKafkaProducerHandle, reason: String) {
+        let replaced = current.withLock { slot -> Bool in
+            guard slot === broken else { return false }
+            slot = nil
+            return true
+        }
+        guard replaced else { return }
+        logger.warning("kafka producer hit a fatal error; starting a fresh one", metadata: ["reason": "\(reason)"])
+        Thread.detachNewThread { broken.close(flushTimeoutMs: 0) }
+    }
+
+    /// Flushes and frees the handle (graceful shutdown).
+    public func close() {
+        let handle = current.withLock { slot -> RDKafkaProducerHandle? in
+            defer { slot = nil }
+            return slot
+        }
+        handle?.close()
+    }
+
+    /// The raw client handle for topic administration.
+    func withClient<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        try body(try activeHandle().client)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation

@@ -1,0 +1,24 @@
+/// One record read from a topic.
+public struct KafkaRecord: Sendable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    public var key: [UInt8]?
+    public var value: [UInt8]
+
+    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8]) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+    }
+
+    public var keyString: String? { key.map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// A topic and the partitions a consumer holds of it.
+public struct TopicAssignment: Sendable, Equatable, Codable {
+    public var topic: String
+    public var partitions: [Int32]
+}

@@ -1,0 +1,77 @@
+/// How the services talk to Kafka. Defaults are tuned for low latency on one
+/// machine (see docs/architecture.md, "Kafka settings"); every value can be
+/// overridden through configuration.
+public struct KafkaSettings: Sendable {
+    public var brokers: String
+    public var clientID: String
+    /// Partitions of the shared topics when this instance creates them.
+    public var partitions: Int
+    public var replicationFactor: Int
+    /// Group membership timeout. Tansu hands out the first assignment after
+    /// about half of it, so one machine and tests run it low.
+    public var sessionTimeoutMs: Int
+    /// The broker holds a fetch at most this long: the main latency knob.
+    public var fetchWaitMaxMs: Int
+    /// The producer waits this long to batch records.
+    public var lingerMs: Int
+    /// A record not acknowledged by then fails (the broker is away).
+    public var messageTimeoutMs: Int
+    /// Extra librdkafka properties, applied last.
+    public var overrides: [String: String]
+
+    public init(
+        brokers: String = "127.0.0.1:9092", clientID: String = "geochat", partitions: Int = 8,
+        replicationFactor: Int = 1, sessionTimeoutMs: Int = 6000, fetchWaitMaxMs: Int = 10, lingerMs: Int = 1,
+        messageTimeoutMs: Int = 5000, overrides: [String: String] = [:]
+    ) {
+        self.brokers = brokers
+        self.clientID = clientID
+        self.partitions = partitions
+        self.replicationFactor = replicationFactor
+        self.sessionTimeoutMs = sessionTimeoutMs
+        self.fetchWaitMaxMs = fetchWaitMaxMs
+        self.lingerMs = lingerMs
+        self.messageTimeoutMs = messageTimeoutMs
+        self.overrides = overrides
+    }
+
+    var common: [String: String] {
+        [
+            "bootstrap.servers": brokers,
+            "client.id": clientID,
+            "log.connection.close": "false",
+            // Come back quickly when the broker does.
+            "reconnect.backoff.ms": "50",
+            "reconnect.backoff.max.ms": "1000",
+            "topic.metadata.refresh.interval.ms": "5000",
+            "socket.keepalive.enable": "true",
+        ]
+    }
+
+    var producerProperties: [String: String] {
+        common.merging([
+            "enable.idempotence": "true",
+            "acks": "all",
+            "linger.ms": String(lingerMs),
+            "message.timeout.ms": String(messageTimeoutMs),
+            "retry.backoff.ms": "50",
+        ]) { $1 }.merging(overrides) { $1 }
+    }
+
+    func consumerProperties(group: String, commits: Bool, reset: String) -> [String: String] {
+        common.merging([
+            "group.id": group,
+            "enable.auto.commit": commits ? "true" : "false",
+            // Offsets are stored only after a record was processed (at-least-once).
+            "enable.auto.offset.store": "false",
+            "auto.commit.interval.ms": "500",
+            "auto.offset.reset": reset,
+            "session.timeout.ms": String(sessionTimeoutMs),
+            "heartbeat.interval.ms": String(max(100, sessionTimeoutMs / 6)),
+            "fetch.wait.max.ms": String(fetchWaitMaxMs),
+            "fetch.error.backoff.ms": "50",
+            "partition.assignment.strategy": "cooperative-sticky",
+            "allow.auto.create.topics": "false",
+        ]) { $1 }.merging(overrides) { $1 }
+    }
+}

@@ -1,0 +1,89 @@
+import CRdKafka
+import Foundation
+
+/// One librdkafka consumer handle.
+///
+/// `@unchecked Sendable`: `rd_kafka_t` is thread-safe; `poll` and `close` are only
+/// called from the owner's serial queue, the remaining calls are thread-safe C.
+final class RDKafkaConsumerHandle: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The raw client, for metadata calls (thread-safe).
+    var client: OpaquePointer { handle }
+
+    init(properties: [String: String]) throws(KafkaError) {
+        let conf = try RDKafkaConfig.make(properties)
+        handle = try RDKafkaConfig.client(type: RD_KAFKA_CONSUMER, conf: conf)
+        // Route everything (including rebalance events) through consumer_poll.
+        rd_kafka_poll_set_consumer(handle)
+    }
+
+    func subscribe(_ topics: [String]) throws(KafkaError) {
+        let list = rd_kafka_topic_partition_list_new(Int32(topics.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
+        let err = rd_kafka_subscribe(handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("subscribe: \(err.message)") }
+    }
+
+    /// Takes the given partitions without a group, starting at the log's end.
+    func assignFromEnd(_ partitions: [(topic: String, partition: Int32)]) throws(KafkaError) {
+        let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for p in partitions {
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(RD_KAFKA_OFFSET_END)
+        }
+        let err = rd_kafka_assign(handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }
+    }
+
+    enum PollResult {
+        case record(KafkaRecord)
+        case nothing
+        case error(String)
+    }
+
+    func poll(timeoutMs: Int32) -> PollResult {
+        guard let message = rd_kafka_consumer_poll(handle, timeoutMs) else { return .nothing }
+        defer { rd_kafka_message_destroy(message) }
+        let m = message.pointee
+        if m.err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            if m.err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return .nothing }
+            let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "-"
+            return .error("\(topic)[\(m.partition)]: \(m.err.message)")
+        }
+        let value = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
+        let key = m.key.map { Array(UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
+        return .record(
+            KafkaRecord(
+                topic: String(cString: rd_kafka_topic_name(m.rkt)), partition: m.partition, offset: m.offset,
+                key: key, value: value))
+    }
+
+    /// Marks a record processed; the next auto-commit includes it.
+    func storeOffset(topic: String, partition: Int32, offset: Int64) {
+        let list = rd_kafka_topic_partition_list_new(1)!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        rd_kafka_topic_partition_list_add(list, topic, partition).pointee.offset = offset + 1
+        // Fails only for a partition no longer ours after a rebalance: then the new
+        // owner processes it again, which idempotency keys make harmless.
+        _ = rd_kafka_offsets_store(handle, list)
+    }
+
+    func assignment() -> [TopicAssignment] {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return [] }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        var byTopic: [String: [Int32]] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let element = list.pointee.elems[i]
+            byTopic[String(cString: element.topic), default: []].append(element.partition)
+        }
+        return byTopic.keys.sorted().map { TopicAssignment(topic: $0, partitions: byTopic[$0]!.sorted()) }
+    }
+
+    /// Leaves the group (committing stored offsets) and frees the handle.
+    func close() {
+        _ = rd_kafka_consumer_close(handle)
+        rd_kafka_destroy(handle)
+    }
+}

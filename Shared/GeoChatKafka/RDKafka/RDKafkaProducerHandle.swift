@@ -1,0 +1,95 @@
+import CRdKafka
+import Foundation
+import Synchronization
+
+/// One librdkafka producer handle and the thread that serves its delivery reports.
+///
+/// `@unchecked Sendable`: librdkafka documents `rd_kafka_t` and topic handles as
+/// thread-safe; the only Swift state (topic cache, flags) is behind `Mutex`/`Atomic`.
+final class RDKafkaProducerHandle: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let topics = Mutex<[String: OpaquePointer]>([:])
+    private let stopped = Atomic<Bool>(false)
+    private let pollerDone = DispatchSemaphore(value: 0)
+
+    init(properties: [String: String]) throws(KafkaError) {
+        let conf = try RDKafkaConfig.make(properties)
+        rd_kafka_conf_set_dr_msg_cb(conf, deliveryReportCallback)
+        handle = try RDKafkaConfig.client(type: RD_KAFKA_PRODUCER, conf: conf)
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .acquiring) { rd_kafka_poll(handle, 50) }
+            pollerDone.signal()
+        }
+        thread.name = "rdkafka-producer-poll"
+        thread.start()
+    }
+
+    /// Enqueues a copy of the record; `completion` runs once the broker answered.
+    func produce(
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        completion: DeliveryCompletion
+    ) -> rd_kafka_resp_err_t {
+        let rkt = topicHandle(topic)
+        let opaque = Unmanaged.passRetained(completion).toOpaque()
+        let status: Int32 = value.withUnsafeBytes { payload in
+            func send(_ keyPointer: UnsafeRawPointer?, _ keyLength: Int) -> Int32 {
+                rd_kafka_produce(
+                    rkt, partition ?? RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                    UnsafeMutableRawPointer(mutating: payload.baseAddress), payload.count,
+                    keyPointer, keyLength, opaque)
+            }
+            if let key { return key.withUnsafeBytes { send($0.baseAddress, $0.count) } }
+            return send(nil, 0)
+        }
+        if status != 0 {
+            Unmanaged<DeliveryCompletion>.fromOpaque(opaque).release()
+            return rd_kafka_last_error()
+        }
+        return RD_KAFKA_RESP_ERR_NO_ERROR
+    }
+
+    var fatalError: String? {
+        var errstr = [CChar](repeating: 0, count: 512)
+        let err = rd_kafka_fatal_error(handle, &errstr, errstr.count)
+        return err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : String(errorBuffer: errstr)
+    }
+
+    /// Waits for outstanding deliveries (bounded), then frees the handle.
+    func close(flushTimeoutMs: Int32 = 5000) {
+        _ = rd_kafka_flush(handle, flushTimeoutMs)
+        stopped.store(true, ordering: .releasing)
+        pollerDone.wait()
+        topics.withLock { cache in
+            for rkt in cache.values { rd_kafka_topic_destroy(rkt) }
+            cache.removeAll()
+        }
+        rd_kafka_destroy(handle)
+    }
+
+    /// The raw client, for admin calls that need one (same thread-safety as above).
+    var client: OpaquePointer { handle }
+
+    private func topicHandle(_ name: String) -> OpaquePointer {
+        topics.withLock { cache in
+            if let rkt = cache[name] { return rkt }
+            let rkt = rd_kafka_topic_new(handle, name, nil)!
+            cache[name] = rkt
+            return rkt
+        }
+    }
+}
+
+/// Carries a delivery result from librdkafka's poll thread back into Swift.
+final class DeliveryCompletion: Sendable {
+    let body: @Sendable (rd_kafka_resp_err_t) -> Void
+    init(_ body: @escaping @Sendable (rd_kafka_resp_err_t) -> Void) { self.body = body }
+}
+
+/// A capture-free global so it converts to a C function pointer.
+private func deliveryReportCallback(
+    _ rk: OpaquePointer?, _ message: UnsafePointer<rd_kafka_message_t>?, _ opaque: UnsafeMutableRawPointer?
+) {
+    guard let message, let token = message.pointee._private else { return }
+    let completion = Unmanaged<DeliveryCompletion>.fromOpaque(token).takeRetainedValue()
+    completion.body(message.pointee.err)
+}

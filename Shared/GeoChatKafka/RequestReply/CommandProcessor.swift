@@ -1,0 +1,62 @@
+import Foundation
+import GeoChatDomain
+import Logging
+
+/// The owning side of request/reply: reads a command topic as a member of the
+/// service's consumer group, runs each command, answers on its `replyTo` topic,
+/// and only then marks the record processed.
+///
+/// A command whose deadline has passed is dropped unanswered: its requester has
+/// already told the client "unavailable, nothing was done", so it must stay undone.
+public struct CommandProcessor<Command: Codable & Sendable>: Sendable {
+    public typealias Handler = @Sendable (RequestEnvelope<Command>) async -> Result<ReplyBody, ProtocolError>
+
+    let consumer: KafkaConsumer
+    let producer: any RecordSender
+    let logger: Logger
+    let handler: Handler
+
+    public init(consumer: KafkaConsumer, producer: any RecordSender, logger: Logger, handler: @escaping Handler) {
+        self.consumer = consumer
+        self.producer = producer
+        self.logger = logger
+        self.handler = handler
+    }
+
+    public func run() async {
+        let decoder = JSONDecoder()
+        let encoder = JSONEncoder()
+        for await record in consumer.records {
+            defer { consumer.markProcessed(record) }
+            let envelope: RequestEnvelope<Command>
+            do {
+                envelope = try decoder.decode(RequestEnvelope<Command>.self, from: Data(record.value))
+            } catch {
+                logger.error(
+                    "dropping undecodable command",
+                    metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)", "error": "\(error)"])
+                continue
+            }
+            guard envelope.schema == RequestEnvelope<Command>.schemaName else {
+                logger.error("dropping command of unknown schema", metadata: ["schema": "\(envelope.schema)"])
+                continue
+            }
+            if RequestClient.nowMs() > envelope.deadlineMs {
+                logger.info(
+                    "dropping command past its deadline",
+                    metadata: ["correlation": "\(envelope.correlationID)", "topic": "\(record.topic)"])
+                continue
+            }
+            let result = await handler(envelope)
+            let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
+            do {
+                try await producer.send(
+                    topic: envelope.replyTo, key: nil, value: Array(try encoder.encode(reply)), partition: 0)
+            } catch {
+                // The requester times out and answers "unavailable"; the work is done
+                // and idempotent, so a client retry gets the same answer.
+                logger.warning("reply not delivered", metadata: ["replyTo": "\(envelope.replyTo)", "error": "\(error)"])
+            }
+        }
+    }
+}

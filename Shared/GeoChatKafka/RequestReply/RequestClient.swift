@@ -1,0 +1,143 @@
+import Foundation
+import GeoChatDomain
+import Logging
+import Synchronization
+
+/// Sends commands to the services that own them and waits for their replies.
+///
+/// Every command carries a correlation id (to find its waiter), an idempotency
+/// key (so retries never do a thing twice) and a deadline (after which the owner
+/// drops it). Replies come back on this instance's own one-partition topic,
+/// which this client reads from its end without a consumer group.
+public final class RequestClient: Sendable {
+    public let replyTopic: String
+    private let producer: any RecordSender
+    private let provisioner: TopicProvisioner
+    private let consumer: KafkaConsumer
+    private let logger: Logger
+    private let waiting = Mutex<[String: ReplyWaiter]>([:])
+    private let ready = Atomic<Bool>(false)
+    private let pingID = "ping-" + RequestClient.randomToken()
+
+    public init(instance: String, settings: KafkaSettings, producer: KafkaProducer, logger: Logger) throws {
+        self.replyTopic = Topics.replies(instance: instance)
+        self.producer = producer
+        self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        self.consumer = try KafkaConsumer(settings: settings, topics: [replyTopic], mode: .tail, logger: logger)
+        self.logger = logger
+    }
+
+    /// True once a reply sent to ourselves came back: the reply path works end to end.
+    public var isReady: Bool { ready.load(ordering: .acquiring) }
+
+    /// Reads replies until cancelled. Also expires waiters whose deadline passed.
+    public func run() async throws {
+        try await provisioner.ensureRetrying([replyTopic], partitions: 1)
+        try await consumer.start()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await self.expireLoop() }
+            group.addTask { try? await self.pingUntilReady() }
+            group.addTask { try? await self.keepTopicLoop() }
+            for await record in consumer.records {
+                deliver(record)
+            }
+            group.cancelAll()
+        }
+    }
+
+    public func shutdown() async {
+        await consumer.close()
+    }
+
+    /// Sends `command` to `topic` (partitioned by `key`) and returns the reply body.
+    public func request<Command: Codable & Sendable>(
+        _ command: Command, topic: String, key: String, idempotencyKey: String, timeout: Duration
+    ) async throws(RequestError) -> ReplyBody {
+        let correlationID = Self.randomToken()
+        let deadline = ContinuousClock.now + timeout
+        let envelope = RequestEnvelope(
+            correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTopic,
+            deadlineMs: Self.nowMs() + timeout.milliseconds, command: command)
+        let payload: [UInt8]
+        do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
+            throw .notSent("encode: \(error)")
+        }
+        let waiter = ReplyWaiter(deadline: deadline)
+        waiting.withLock { $0[correlationID] = waiter }
+        do {
+            try await producer.send(topic: topic, key: key, value: payload, partition: nil)
+        } catch {
+            waiting.withLock { _ = $0.removeValue(forKey: correlationID) }
+            throw .notSent("\(error)")
+        }
+        let reply: ReplyEnvelope
+        do { reply = try await waiter.wait() } catch let error as RequestError { throw error } catch {
+            throw .unexpectedReply("\(error)")
+        }
+        if let error = reply.error { throw .refused(error) }
+        guard let body = reply.body else { throw .unexpectedReply("reply without body") }
+        return body
+    }
+
+    private func deliver(_ record: KafkaRecord) {
+        guard let reply = try? JSONDecoder().decode(ReplyEnvelope.self, from: Data(record.value)) else {
+            logger.warning("undecodable reply", metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)"])
+            return
+        }
+        if reply.correlationID == pingID {
+            if !ready.exchange(true, ordering: .acquiringAndReleasing) {
+                logger.info("reply path ready", metadata: ["topic": "\(replyTopic)"])
+            }
+            return
+        }
+        let waiter = waiting.withLock { $0.removeValue(forKey: reply.correlationID) }
+        // A reply nobody waits for: its request already timed out.
+        waiter?.finish(.success(reply))
+    }
+
+    private func expireLoop() async throws {
+        while true {
+            try await Task.sleep(for: .milliseconds(20))
+            let now = ContinuousClock.now
+            let expired = waiting.withLock { table -> [ReplyWaiter] in
+                let late = table.filter { $0.value.deadline <= now }
+                for key in late.keys { table.removeValue(forKey: key) }
+                return Array(late.values)
+            }
+            for waiter in expired { waiter.finish(.failure(.timedOut)) }
+        }
+    }
+
+    /// Sends a ping to our own reply topic until it comes back (the tail position
+    /// is only fixed once the first fetch answered).
+    private func pingUntilReady() async throws {
+        let ping = ReplyEnvelope(correlationID: pingID, result: .success(.done))
+        let payload = Array(try JSONEncoder().encode(ping))
+        while !isReady {
+            try? await producer.send(topic: replyTopic, key: nil, value: payload, partition: 0)
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// A broker that lost its memory forgets our reply topic; make it again.
+    private func keepTopicLoop() async throws {
+        while true {
+            try await Task.sleep(for: .seconds(5))
+            try? await provisioner.ensureRetrying([replyTopic], partitions: 1)
+        }
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next(), radix: 16) + String(generator.next(), radix: 16)
+    }
+
+    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

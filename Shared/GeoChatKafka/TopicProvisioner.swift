@@ -1,0 +1,42 @@
+import Logging
+
+/// Creates the topics a service needs at start, idempotently: several instances
+/// may start at once, and a broker that lost its topics gets them back.
+public struct TopicProvisioner: Sendable {
+    let producer: KafkaProducer
+    let settings: KafkaSettings
+    let logger: Logger
+
+    public init(producer: KafkaProducer, settings: KafkaSettings, logger: Logger) {
+        self.producer = producer
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// One attempt; throws when the broker does not answer in time.
+    public func ensure(_ topics: [String], partitions: Int? = nil) throws {
+        let count = partitions ?? settings.partitions
+        try producer.withClient { client in
+            try RDKafkaAdmin.createTopics(
+                client: client, topics.map { ($0, count) }, replicationFactor: settings.replicationFactor,
+                timeoutMs: 5000)
+        }
+    }
+
+    /// Tries until it succeeds or the task is cancelled (the broker may start after us).
+    public func ensureRetrying(_ topics: [String], partitions: Int? = nil) async throws {
+        var attempt = 0
+        while true {
+            do {
+                try await offloaded { [self] in try ensure(topics, partitions: partitions) }
+                return
+            } catch {
+                attempt += 1
+                if attempt == 1 || attempt % 10 == 0 {
+                    logger.warning("topics not ready yet, retrying", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: .milliseconds(min(2000, 100 * attempt)))
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Logging
+import PostgresNIO
+
+/// A service's PostgreSQL: one `PostgresClient` pool, run as a lifecycle service.
+public final class Database: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(settings: PostgresSettings, logger: Logger) {
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: .disable)
+        configuration.options.maximumConnections = settings.maxConnections
+        configuration.options.minimumConnections = 1
+        // Fail fast while PostgreSQL is away: requests answer 503 instead of hanging.
+        configuration.options.connectTimeout = .seconds(2)
+        configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the pool until cancelled (put it in the service group).
+    public func run() async { await client.run() }
+}

