@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // librdkafka's C API. Only Shared/GeoChatKafka/RDKafka imports it.
@@ -65,6 +67,8 @@ let package = Package(
             dependencies: [
                 "GeoChatDomain", "GeoChatKafka", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Services/Gateway", swiftSettings: strict),
         .executableTarget(

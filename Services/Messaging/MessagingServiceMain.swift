@@ -27,13 +27,14 @@ struct MessagingServiceMain {
 
         let main = Worker("messaging", body: {
             try await log.migrate()
-            try await TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
-                .ensureRetrying(Topics.shared)
+            let topics = TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
+            try await topics.ensureRetrying(Topics.shared)
             try await commandsIn.start()
             try await roomEventsIn.start()
             started.store(true, ordering: .releasing)
             env.logger.info("messaging service started")
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { await topics.keep(Topics.shared) }
                 group.addTask { try? await rooms.run() }
                 group.addTask {
                     await CommandProcessor(consumer: commandsIn, producer: producer, logger: env.logger) {

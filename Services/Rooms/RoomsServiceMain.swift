@@ -24,13 +24,14 @@ struct RoomsServiceMain {
 
         let main = Worker("rooms", body: {
             try await store.migrate()
-            try await TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
-                .ensureRetrying(Topics.shared)
+            let topics = TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
+            try await topics.ensureRetrying(Topics.shared)
             try await commandsIn.start()
             try await activityIn.start()
             ready.store(true, ordering: .releasing)
             env.logger.info("rooms service ready")
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { await topics.keep(Topics.shared) }
                 group.addTask {
                     await CommandProcessor(consumer: commandsIn, producer: producer, logger: env.logger) {
                         await commands.handle($0)

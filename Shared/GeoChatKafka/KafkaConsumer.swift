@@ -58,7 +58,7 @@ public final class KafkaConsumer: Sendable {
                 let count = try RDKafkaAdmin.partitionCount(client: handle.client, topic: topic, timeoutMs: 5000)
                 partitions += (0..<Int32(count)).map { (topic, $0) }
             }
-            try handle.assignFromEnd(partitions)
+            try handle.assignFromEnd(partitions, timeoutMs: 5000)
         }
     }
 

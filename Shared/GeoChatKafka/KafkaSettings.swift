@@ -55,6 +55,8 @@ public struct KafkaSettings: Sendable {
             "linger.ms": String(lingerMs),
             "message.timeout.ms": String(messageTimeoutMs),
             "retry.backoff.ms": "50",
+            // Topics are made by TopicProvisioner with our partition count, never by accident.
+            "allow.auto.create.topics": "false",
         ]) { $1 }.merging(overrides) { $1 }
     }
 

@@ -39,4 +39,18 @@ public struct TopicProvisioner: Sendable {
             }
         }
     }
+
+    /// Checks every few seconds that the topics still exist: a broker that keeps
+    /// topics in memory forgets them when it restarts, and producers do not
+    /// auto-create (they would pick the broker's partition count, not ours).
+    public func keep(_ topics: [String], partitions: Int? = nil, every interval: Duration = .seconds(5)) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            do {
+                try await offloaded { [self] in try ensure(topics, partitions: partitions) }
+            } catch {
+                logger.debug("topic check failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
 }

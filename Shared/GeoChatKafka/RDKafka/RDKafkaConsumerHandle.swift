@@ -25,12 +25,21 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("subscribe: \(err.message)") }
     }
 
-    /// Takes the given partitions without a group, starting at the log's end.
-    func assignFromEnd(_ partitions: [(topic: String, partition: Int32)]) throws(KafkaError) {
+    /// Takes the given partitions without a group, starting at each one's high
+    /// watermark as the broker reports it now. An explicit offset (rather than
+    /// the logical "end", resolved later) means every record produced after this
+    /// call returns is read: readers can rely on that once it returned.
+    func assignFromEnd(_ partitions: [(topic: String, partition: Int32)], timeoutMs: Int32) throws(KafkaError) {
         let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions {
-            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(RD_KAFKA_OFFSET_END)
+            var low: Int64 = 0
+            var high: Int64 = 0
+            let err = rd_kafka_query_watermark_offsets(handle, p.topic, p.partition, &low, &high, timeoutMs)
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                throw KafkaError.client("watermarks of \(p.topic)[\(p.partition)]: \(err.message)")
+            }
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = high
         }
         let err = rd_kafka_assign(handle, list)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }

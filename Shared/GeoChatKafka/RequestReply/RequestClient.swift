@@ -121,10 +121,7 @@ public final class RequestClient: Sendable {
 
     /// A broker that lost its memory forgets our reply topic; make it again.
     private func keepTopicLoop() async throws {
-        while true {
-            try await Task.sleep(for: .seconds(5))
-            try? await provisioner.ensureRetrying([replyTopic], partitions: 1)
-        }
+        await provisioner.keep([replyTopic], partitions: 1)
     }
 
     static func randomToken() -> String {

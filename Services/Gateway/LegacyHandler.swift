@@ -1,0 +1,129 @@
+import GeoChatDomain
+import GeoChatKafka
+import GeoChatRuntime
+import Synchronization
+
+/// Carries out checked legacy requests: reads from the read models, writes as
+/// commands to the owning services, and answers with the contract's XML.
+struct LegacyHandler: Sendable {
+    let backend: ServiceClients
+    let sessions: SessionDirectory
+    let messages: MessageReadModel
+    let presence: PresenceTracker
+    let lobby: LobbyLocator
+    let settings: GatewaySettings
+
+    func handle(_ request: LegacyRequest) async throws(ProtocolError) -> String {
+        switch request {
+        case .chat(let command):
+            return try await handle(command)
+        case .lobbyPost(let user, let message):
+            let room = try await lobby.room(backend)
+            try await post(room: room, author: nil, nick: user, text: message)
+            return LegacyXML.success()
+        case .lobbyMessages(let past):
+            let room = try await lobby.room(backend)
+            return LegacyXML.lobbyMessages(try await messages.poll(room: room, past: past, limit: Limits.lobbyMessageLimit))
+        }
+    }
+
+    private func handle(_ command: ChatCommand) async throws(ProtocolError) -> String {
+        switch command {
+        case .start(let nick):
+            let key = ServiceClients.newKey()
+            let info = try await backend.session(.start(nick: nick.value), key: key, idempotencyKey: key)
+            sessions.remember(info)
+            presence.seen(info.id, atMs: currentTimeMs())
+            return LegacyXML.sessionID(info.id)
+
+        case .chats(let query):
+            guard case .rooms(let rooms) = try await backend.rooms(.region(query), key: ServiceClients.newKey()) else {
+                throw .unavailable
+            }
+            return LegacyXML.rooms(rooms)
+
+        case .create(let id, let position, let zoom, let topic):
+            let session = try await live(id)
+            let command = RoomsCommand.create(session: session.id, position: position, zoom: zoom, topic: topic)
+            guard case .room(let room) = try await backend.rooms(command, key: session.id.value) else {
+                throw .unavailable
+            }
+            return LegacyXML.room(room)
+
+        case .join(let id, let room):
+            let session = try await live(id)
+            _ = try await backend.rooms(.join(room: room, session: session.id, nick: session.nick), key: String(room))
+            return LegacyXML.success()
+
+        case .leave(let id, let room):
+            let session = try await live(id)
+            _ = try await backend.rooms(.leave(room: room, session: session.id), key: String(room))
+            return LegacyXML.success()
+
+        case .say(let id, let room, let text):
+            let session = try await live(id)
+            let stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
+            return LegacyXML.success(id: stored.id)
+
+        case .messages(let room, let past, let limit, let id):
+            if let id { _ = try await live(id) }
+            return LegacyXML.messages(room: room, try await messages.poll(room: room, past: past, limit: limit))
+
+        case .participants(let room):
+            guard case .members(let members) = try await backend.rooms(.members(room: room), key: String(room)) else {
+                throw .unavailable
+            }
+            let now = currentTimeMs()
+            let nicks = members
+                .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
+                .map(\.nick)
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return LegacyXML.participants(room: room, nicks: nicks)
+
+        case .nick(let id, let nick):
+            let session = try await live(id)
+            let renamed = try await backend.session(
+                .rename(session: session.id, nick: nick.value), key: session.id.value,
+                idempotencyKey: ServiceClients.newKey())
+            sessions.remember(renamed)
+            return LegacyXML.success()
+
+        case .end(let id):
+            let session = try await live(id)
+            let ended = try await backend.session(
+                .end(session: session.id), key: session.id.value, idempotencyKey: ServiceClients.newKey())
+            sessions.remember(ended)
+            return LegacyXML.success()
+        }
+    }
+
+    /// The live session behind an id; the request counts as its sign of life.
+    private func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let session = try await sessions.resolve(id)
+        presence.seen(id, atMs: currentTimeMs())
+        return session
+    }
+
+    @discardableResult
+    private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError) -> ChatMessage {
+        let command = MessagingCommand.say(room: room, session: author, nick: nick, text: text)
+        guard case .posted(let message) = try await backend.messaging(command, room: room) else { throw .unavailable }
+        // Our own pollers see it at once; the timeline ignores it if it is not next in line.
+        messages.apply(message)
+        return message
+    }
+}
+
+/// The lobby room's id, asked of the rooms service once.
+final class LobbyLocator: Sendable {
+    private let known = Mutex<RoomID?>(nil)
+
+    init() {}
+
+    func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
+        if let id = known.withLock({ $0 }) { return id }
+        guard case .room(let lobby) = try await backend.rooms(.lobby, key: "lobby") else { throw .unavailable }
+        known.withLock { $0 = lobby.id }
+        return lobby.id
+    }
+}

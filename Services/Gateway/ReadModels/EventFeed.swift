@@ -1,0 +1,41 @@
+import GeoChatDomain
+import GeoChatKafka
+import Logging
+import Synchronization
+
+/// Follows every partition of the event topics from their end and feeds the
+/// gateway's read models. No consumer group: every gateway sees every event.
+struct EventFeed: Sendable {
+    static let topics = [Topics.messageEvents, Topics.roomEvents, Topics.sessionEvents, Topics.presence]
+
+    let consumer: KafkaConsumer
+    let messages: MessageReadModel
+    let sessions: SessionDirectory
+    let presence: PresenceTracker
+    let logger: Logger
+
+    func run() async {
+        for await record in consumer.records {
+            switch record.topic {
+            case Topics.messageEvents:
+                if let stored = EventDecoding.decode(MessageStored.self, schema: EventSchemas.message, from: record) {
+                    messages.apply(stored.message)
+                }
+            case Topics.roomEvents:
+                if case .removed(let room, _)? = EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
+                    messages.remove(room)
+                }
+            case Topics.sessionEvents:
+                if let event = EventDecoding.decode(SessionEvent.self, schema: EventSchemas.session, from: record) {
+                    sessions.apply(event)
+                }
+            case Topics.presence:
+                if let batch = EventDecoding.decode(PresenceBatch.self, schema: EventSchemas.presence, from: record) {
+                    presence.record(batch)
+                }
+            default:
+                break
+            }
+        }
+    }
+}
