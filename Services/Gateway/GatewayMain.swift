@@ -43,7 +43,7 @@ struct GatewayMain {
                 group.addTask { await feed.run() }
                 group.addTask {
                     await presence.publishLoop(
-                        events: EventPublisher(sender: producer), every: .seconds(1), nowMs: currentTimeMs)
+                        events: EventPublisher(sender: producer), every: .milliseconds(500), nowMs: currentTimeMs)
                 }
                 group.addTask {
                     while !Task.isCancelled {

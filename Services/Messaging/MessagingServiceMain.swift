@@ -23,7 +23,9 @@ struct MessagingServiceMain {
         let commands = MessagingCommands(log: log, rooms: rooms, events: EventPublisher(sender: producer), logger: env.logger)
         let lifecycle = RoomLifecycleFeed(log: log, consumer: roomEventsIn, logger: env.logger)
         let started = Atomic<Bool>(false)
-        let isReady: @Sendable () -> Bool = { started.load(ordering: .acquiring) && rooms.isReady }
+        let isReady: @Sendable () -> Bool = {
+            started.load(ordering: .acquiring) && rooms.isReady && commandsIn.holdsPartitions
+        }
 
         let main = Worker("messaging", body: {
             try await log.migrate()

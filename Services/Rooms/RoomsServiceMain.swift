@@ -46,7 +46,7 @@ struct RoomsServiceMain {
             await activityIn.close()
             producer.close()
         })
-        let health = HealthRoutes(isReady: { ready.load(ordering: .acquiring) }) {
+        let health = HealthRoutes(isReady: { ready.load(ordering: .acquiring) && commandsIn.holdsPartitions }) {
             ServiceStatus(
                 service: env.service, instance: env.instanceID, ready: ready.load(ordering: .acquiring),
                 assignments: commandsIn.assignment() + activityIn.assignment())

@@ -48,7 +48,7 @@ struct SessionServiceMain {
             await presenceIn.close()
             producer.close()
         })
-        let health = HealthRoutes(isReady: { ready.load(ordering: .acquiring) }) {
+        let health = HealthRoutes(isReady: { ready.load(ordering: .acquiring) && commandsIn.holdsPartitions }) {
             ServiceStatus(
                 service: env.service, instance: env.instanceID, ready: ready.load(ordering: .acquiring),
                 assignments: commandsIn.assignment() + presenceIn.assignment())

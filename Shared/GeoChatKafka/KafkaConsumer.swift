@@ -70,6 +70,10 @@ public final class KafkaConsumer: Sendable {
         handle.storeOffset(topic: record.topic, partition: record.partition, offset: record.offset)
     }
 
+    /// True once the group gave this member partitions (or, in tail mode, once
+    /// started): before that, commands sent to it wait.
+    public var holdsPartitions: Bool { !handle.assignment().isEmpty }
+
     /// The partitions this consumer holds right now.
     public func assignment() -> [TopicAssignment] { handle.assignment() }
 

@@ -43,13 +43,18 @@ public final class KafkaProducer: RecordSender {
             }
         }
         guard outcome == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            if outcome.isFatal || handle.fatalError != nil { replace(handle, reason: handle.fatalError ?? outcome.message) }
+            if handle.fatalError != nil || Self.needsFreshProducer(outcome) {
+                replace(handle, reason: handle.fatalError ?? outcome.message)
+            }
             throw KafkaError.delivery("\(topic): \(outcome.message)")
         }
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {
-        try current.withLock { slot in
+        if let handle = current.withLock({ $0 }), handle.signals.lostAllBrokers.load(ordering: .acquiring) {
+            replace(handle, reason: "all brokers were down; the broker may have lost our producer id")
+        }
+        return try current.withLock { slot in
             if let handle = slot { return handle }
             let handle = try RDKafkaProducerHandle(properties: settings.producerProperties)
             slot = handle
@@ -57,14 +62,30 @@ public final class KafkaProducer: RecordSender {
         }
     }
 
+    /// Errors after which this producer's idempotence state is useless: a broker
+    /// that restarted without its memory (Tansu keeps everything in memory)
+    /// answers UNKNOWN_PRODUCER_ID to the old producer id forever, and the
+    /// records time out. A fresh handle asks for a new producer id.
+    static func needsFreshProducer(_ error: rd_kafka_resp_err_t) -> Bool {
+        switch error {
+        case RD_KAFKA_RESP_ERR__FATAL, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, RD_KAFKA_RESP_ERR_UNKNOWN_PRODUCER_ID,
+            RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH:
+            return true
+        default:
+            return false
+        }
+    }
+
     private func replace(_ broken: RDKafkaProducerHandle, reason: String) {
         let replaced = current.withLock { slot -> Bool in
-            guard slot === broken else { return false }
+            // At most one replacement every two seconds: while the broker is simply
+            // down, every record times out, and a new handle would not help.
+            guard slot === broken, ContinuousClock.now - broken.createdAt > .seconds(2) else { return false }
             slot = nil
             return true
         }
         guard replaced else { return }
-        logger.warning("kafka producer hit a fatal error; starting a fresh one", metadata: ["reason": "\(reason)"])
+        logger.warning("kafka producer replaced by a fresh one", metadata: ["reason": "\(reason)"])
         Thread.detachNewThread { broken.close(flushTimeoutMs: 0) }
     }
 

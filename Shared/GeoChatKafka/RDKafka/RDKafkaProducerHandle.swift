@@ -12,9 +12,15 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     private let pollerDone = DispatchSemaphore(value: 0)
 
+    let createdAt = ContinuousClock.now
+    let signals = ProducerSignals()
+
     init(properties: [String: String]) throws(KafkaError) {
         let conf = try RDKafkaConfig.make(properties)
         rd_kafka_conf_set_dr_msg_cb(conf, deliveryReportCallback)
+        rd_kafka_conf_set_error_cb(conf, producerErrorCallback)
+        // Unretained: `signals` lives as long as this handle, which outlives the client.
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(signals).toOpaque())
         handle = try RDKafkaConfig.client(type: RD_KAFKA_PRODUCER, conf: conf)
         let thread = Thread { [self] in
             while !stopped.load(ordering: .acquiring) { rd_kafka_poll(handle, 50) }
@@ -54,9 +60,16 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         return err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : String(errorBuffer: errstr)
     }
 
-    /// Waits for outstanding deliveries (bounded), then frees the handle.
+    /// Waits for outstanding deliveries (bounded), fails what is left (so every
+    /// waiting sender gets an answer), then frees the handle.
     func close(flushTimeoutMs: Int32 = 5000) {
         _ = rd_kafka_flush(handle, flushTimeoutMs)
+        _ = rd_kafka_purge(handle, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+        var waited = 0
+        while rd_kafka_outq_len(handle) > 0 && waited < 200 {
+            usleep(10_000)  // the poll thread serves the purged records' reports
+            waited += 1
+        }
         stopped.store(true, ordering: .releasing)
         pollerDone.wait()
         topics.withLock { cache in
@@ -83,6 +96,20 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
 final class DeliveryCompletion: Sendable {
     let body: @Sendable (rd_kafka_resp_err_t) -> Void
     init(_ body: @escaping @Sendable (rd_kafka_resp_err_t) -> Void) { self.body = body }
+}
+
+/// What librdkafka told a producer outside of delivery reports.
+final class ProducerSignals: Sendable {
+    /// Every broker was unreachable at some point: it may come back without
+    /// its memory (and without our producer id).
+    let lostAllBrokers = Atomic<Bool>(false)
+}
+
+private func producerErrorCallback(
+    _ rk: OpaquePointer?, _ error: Int32, _ reason: UnsafePointer<CChar>?, _ opaque: UnsafeMutableRawPointer?
+) {
+    guard let opaque, error == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue else { return }
+    Unmanaged<ProducerSignals>.fromOpaque(opaque).takeUnretainedValue().lostAllBrokers.store(true, ordering: .releasing)
 }
 
 /// A capture-free global so it converts to a C function pointer.

@@ -64,11 +64,15 @@ public final class RequestClient: Sendable {
         }
         let waiter = ReplyWaiter(deadline: deadline)
         waiting.withLock { $0[correlationID] = waiter }
-        do {
-            try await producer.send(topic: topic, key: key, value: payload, partition: nil)
-        } catch {
-            waiting.withLock { _ = $0.removeValue(forKey: correlationID) }
-            throw .notSent("\(error)")
+        // Sending runs beside the wait, so the deadline bounds the whole request
+        // even while the broker is away and deliveries take longer to fail.
+        Task {
+            do {
+                try await producer.send(topic: topic, key: key, value: payload, partition: nil)
+            } catch {
+                let orphan = waiting.withLock { $0.removeValue(forKey: correlationID) }
+                orphan?.finish(.failure(.notSent("\(error)")))
+            }
         }
         let reply: ReplyEnvelope
         do { reply = try await waiter.wait() } catch let error as RequestError { throw error } catch {
