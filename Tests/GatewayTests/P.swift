@@ -1,2 +1,0 @@
-import XCTest
-final class P: XCTestCase { func testP() {} }

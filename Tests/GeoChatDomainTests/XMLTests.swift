@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import GeoChatDomain
+import XCTest
+
+final class XMLTests: XCTestCase {
+    func testPlainDecimalIsShortestAndNeverExponential() {
+        let cases: [(Double, String)] = [
+            (0, "0"), (1, "1"), (0.8, "0.8"), (0.42, "0.42"), (0.549845, "0.549845"), (1e-07, "0.0000001"),
+            (1.25e-10, "0.000000000125"), (0.1 + 0.2, "0.30000000000000004"),
+        ]
+        for (value, text) in cases {
+            XCTAssertEqual(PlainDecimal.format(value), text)
+            XCTAssertEqual(Double(PlainDecimal.format(value)), value, "reads back")
+        }
+    }
+
+    func testPlainDecimalRoundTripsRandomCoordinates() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let value = Double.random(in: 0...1, using: &generator) / pow(10, Double(Int.random(in: 0...12, using: &generator)))
+            let text = PlainDecimal.format(value)
+            XCTAssertFalse(text.contains("e"), text)
+            XCTAssertEqual(Double(text), value, text)
+        }
+    }
+
+    func testUTCTimestamp() {
+        XCTAssertEqual(UTCTimestamp.format(millisecondsSince1970: 0), "1970-01-01 00:00:00")
+        XCTAssertEqual(UTCTimestamp.format(millisecondsSince1970: 1_795_392_000_999), "2026-11-23 00:00:00")
+        XCTAssertEqual(UTCTimestamp.format(millisecondsSince1970: 951_782_400_000), "2000-02-29 00:00:00")
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        for ms in stride(from: Int64(0), to: 4_102_444_800_000, by: 86_399_123_457) {
+            XCTAssertEqual(
+                UTCTimestamp.format(millisecondsSince1970: ms),
+                formatter.string(from: Date(timeIntervalSince1970: Double(ms / 1000))))
+        }
+    }
+
+    func testEscaping() {
+        XCTAssertEqual(XMLEscaping.escape("plain"), "plain")
+        XCTAssertEqual(XMLEscaping.escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;")
+    }
+
+    func testDocumentsAreWellFormed() throws {
+        let message = ChatMessage(room: 5, id: 18, nick: "bob", text: "hi & <welcome> \"'", addedAt: 1_795_392_002_000)
+        let room = RoomInfo(id: 5, position: MercatorPoint(x: 0.8, y: 0.42)!, zoom: ZoomLevel(8)!, topic: "a<b")
+        let documents = [
+            LegacyXML.sessionID(SessionID.random()), LegacyXML.success(), LegacyXML.success(id: 18),
+            LegacyXML.error(ProtocolError(.badParam, "x < y & \"z\"")), LegacyXML.room(room), LegacyXML.rooms([room, room]),
+            LegacyXML.rooms([]), LegacyXML.messages(room: 5, [message]), LegacyXML.lobbyMessages([message]),
+            LegacyXML.participants(room: 5, nicks: ["Lydia", "bob"]),
+        ]
+        for document in documents {
+            XCTAssertTrue(document.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"))
+            let parser = XMLParser(data: Data(document.utf8))
+            XCTAssertTrue(parser.parse(), "not well-formed: \(document)")
+        }
+        XCTAssertTrue(LegacyXML.messages(room: 5, [message]).contains(
+            "<message added=\"2026-11-23 00:00:02\" id=\"18\"><user>bob</user><text>hi &amp; &lt;welcome&gt; &quot;&apos;</text></message>"))
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import GeoChatDomain
+import GeoChatKafka
+import Logging
+import XCTest
+
+/// These talk to a real Kafka-protocol broker (Tansu, started by deploy/test.sh).
+final class KafkaTransportTests: XCTestCase {
+    var settings: KafkaSettings!
+    let logger = Logger(label: "kafka-tests")
+
+    override func setUpWithError() throws {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set: run these through deploy/test.sh")
+            }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+    }
+
+    func uniqueTopic(_ name: String) -> String { "test.\(name).\(UUID().uuidString.prefix(8))" }
+
+    func testTailConsumerSeesEveryRecordInKeyOrder() async throws {
+        let topic = uniqueTopic("tail")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic])
+        let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, logger: logger)
+        try await consumer.start()
+        for i in 0..<40 {
+            try await producer.send(topic: topic, key: "room-\(i % 4)", value: Array("\(i)".utf8), partition: nil)
+        }
+        var byKey: [String: [Int]] = [:]
+        var count = 0
+        for await record in consumer.records {
+            byKey[record.keyString!, default: []].append(Int(String(decoding: record.value, as: UTF8.self))!)
+            count += 1
+            if count == 40 { break }
+        }
+        await consumer.close()
+        XCTAssertEqual(byKey.count, 4)
+        for (key, values) in byKey {
+            let k = Int(key.dropFirst(5))!
+            XCTAssertEqual(values, Array(stride(from: k, to: 40, by: 4)), "records of one key keep their order")
+        }
+    }
+
+    func testCreatingTopicsTwiceIsFine() async throws {
+        let topic = uniqueTopic("twice")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        try provisioner.ensure([topic])
+        try provisioner.ensure([topic])
+    }
+
+    func testGroupCommitsOnlyWhatWasProcessed() async throws {
+        let topic = uniqueTopic("commit")
+        let group = "test-group-\(UUID().uuidString.prefix(8))"
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 1)
+        for i in 0..<10 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8), partition: 0) }
+
+        let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        try await first.start()
+        var iterator = first.records.makeAsyncIterator()
+        for expected in 0..<5 {
+            let next = await iterator.next()
+            let record = try XCTUnwrap(next)
+            XCTAssertEqual(String(decoding: record.value, as: UTF8.self), "\(expected)")
+            first.markProcessed(record)
+        }
+        _ = await iterator.next()  // read but never processed: must be delivered again
+        await first.close()
+
+        let second = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        try await second.start()
+        var again = second.records.makeAsyncIterator()
+        let next = await again.next()
+        let record = try XCTUnwrap(next)
+        XCTAssertEqual(String(decoding: record.value, as: UTF8.self), "5")
+        await second.close()
+    }
+
+    func testTwoGroupMembersShareThePartitions() async throws {
+        let topic = uniqueTopic("share")
+        let group = "test-share-\(UUID().uuidString.prefix(8))"
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 4)
+        let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        try await a.start()
+        try await b.start()
+        // Assignments are handed out while the members poll.
+        let pollA = Task { for await _ in a.records {} }
+        let pollB = Task { for await _ in b.records {} }
+        var shared = false
+        for _ in 0..<150 {
+            let pa = a.assignment().flatMap(\.partitions), pb = b.assignment().flatMap(\.partitions)
+            if !pa.isEmpty, !pb.isEmpty, Set(pa).isDisjoint(with: pb), Set(pa + pb) == [0, 1, 2, 3] {
+                shared = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertTrue(shared, "a: \(a.assignment()), b: \(b.assignment())")
+        pollA.cancel()
+        pollB.cancel()
+        await a.close()
+        await b.close()
+    }
+
+    func testRequestReplyAnswersAndTimesOut() async throws {
+        let commands = uniqueTopic("commands")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([commands])
+        let client = try RequestClient(instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
+        let clientTask = Task { try await client.run() }
+        let owner = try KafkaConsumer(settings: settings, topics: [commands], mode: .group("owner-\(UUID())"), logger: logger)
+        try await owner.start()
+        let logger = self.logger
+        let ownerTask = Task {
+            await CommandProcessor<RoomsCommand>(consumer: owner, producer: producer, logger: logger) { envelope in
+                switch envelope.command {
+                case .lookup(let room) where room == 404: return .failure(.noSuchChat)
+                case .lookup(let room) where room == 999:
+                    try? await Task.sleep(for: .seconds(2))
+                    return .success(.done)
+                case .lookup(let room):
+                    return .success(.room(RoomInfo(id: room, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(1)!, topic: "t")))
+                default: return .success(.done)
+                }
+            }.run()
+        }
+        for _ in 0..<100 where !client.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        XCTAssertTrue(client.isReady)
+
+        // The group's first assignment takes a moment: retry the first request.
+        var answer: ReplyBody?
+        for _ in 0..<10 {
+            if let reply = try? await client.request(
+                RoomsCommand.lookup(room: 7), topic: commands, key: "7", idempotencyKey: "k7", timeout: .seconds(2))
+            {
+                answer = reply
+                break
+            }
+        }
+        guard case .room(let room)? = answer else { return XCTFail("no answer: \(String(describing: answer))") }
+        XCTAssertEqual(room.id, 7)
+
+        do {
+            _ = try await client.request(RoomsCommand.lookup(room: 404), topic: commands, key: "404", idempotencyKey: "k404", timeout: .seconds(2))
+            XCTFail("expected a refusal")
+        } catch {
+            XCTAssertEqual(error, .refused(.noSuchChat))
+        }
+
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.request(RoomsCommand.lookup(room: 999), topic: commands, key: "999", idempotencyKey: "k999", timeout: .milliseconds(500))
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error, .timedOut)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(1500), "a timeout answers at its deadline")
+
+        ownerTask.cancel()
+        clientTask.cancel()
+        await owner.close()
+        await client.shutdown()
+    }
+}
