@@ -1,0 +1,115 @@
+# Helpers shared by deploy/stack.sh and deploy/test.sh. Sourced, not run.
+# Everything runs on loopback, under the project folder, as the current user,
+# except PostgreSQL, which refuses to run as root and runs as `postgres`.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_BIN=/usr/lib/postgresql/15/bin
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# A free TCP port on 127.0.0.1, chosen by the kernel.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() { # PORT SECONDS
+  local deadline=$((SECONDS + $2))
+  until port_open "$1"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.2
+  done
+}
+
+wait_http() { # URL SECONDS
+  local deadline=$((SECONDS + $2))
+  until [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1")" = 200 ]; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.5
+  done
+}
+
+as_postgres() { # run a command as the postgres user when we are root
+  if [ "$(id -u)" = 0 ]; then su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi
+}
+
+# Lets the postgres user reach DIR (its parents may be root's, mode 700).
+open_path_for_postgres() {
+  local dir=$1
+  while [ "$dir" != / ]; do
+    chmod o+x "$dir" 2>/dev/null || true  # traverse only; nothing becomes readable
+    dir=$(dirname "$dir")
+  done
+}
+
+pg_start() { # DATA_DIR PORT
+  local data=$1 port=$2
+  mkdir -p "$data"
+  open_path_for_postgres "$data"
+  [ "$(id -u)" = 0 ] && chown postgres "$data" && chmod 700 "$data"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    log "postgres: initdb $data"
+    as_postgres "$PG_BIN/initdb -D '$data' -A trust -U postgres -E UTF8 --locale=C.UTF-8" >/dev/null
+  fi
+  if as_postgres "$PG_BIN/pg_ctl -D '$data' status" >/dev/null 2>&1; then
+    log "postgres: already running on $port"
+  else
+    log "postgres: start on 127.0.0.1:$port"
+    as_postgres "$PG_BIN/pg_ctl -D '$data' -l '$data/postgres.log' -w -t 60 -o \"-p $port -k '$data' -c listen_addresses=127.0.0.1 -c max_connections=300\" start" >/dev/null
+  fi
+  if ! psql -h 127.0.0.1 -p "$port" -U postgres -Atc "SELECT 1 FROM pg_database WHERE datname = 'geochat'" | grep -q 1; then
+    psql -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE DATABASE geochat" >/dev/null
+  fi
+}
+
+pg_stop() { # DATA_DIR
+  [ -f "$1/PG_VERSION" ] || return 0
+  as_postgres "$PG_BIN/pg_ctl -D '$1' -m fast -w stop" >/dev/null 2>&1 || true
+}
+
+kafka_start() { # PORT LOGFILE PIDFILE
+  local port=$1 logfile=$2 pidfile=$3
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    # A stopping Tansu holds its port for 6-7 s: wait for it to go.
+    local old; old=$(cat "$pidfile")
+    for _ in $(seq 1 100); do kill -0 "$old" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$old" 2>/dev/null && die "kafka: old broker $old still running"
+  fi
+  log "kafka: start Tansu on 127.0.0.1:$port"
+  setsid "$ROOT/.runtime/bin/tansu" broker --listener-url "tcp://127.0.0.1:$port" \
+    --advertised-listener-url "tcp://127.0.0.1:$port" >>"$logfile" 2>&1 < /dev/null &
+  echo $! > "$pidfile"
+  wait_port "$port" 20 || die "kafka: broker did not open port $port (see $logfile)"
+}
+
+kafka_stop() { # PIDFILE
+  stop_pid "$1" 15
+}
+
+stop_pid() { # PIDFILE SECONDS: SIGTERM, wait, then SIGKILL
+  local pidfile=$1 wait=${2:-10} pid
+  [ -f "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 $((wait * 5))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+# Starts one instance in the background with the environment in ENVFILE.
+service_start() { # NAME BINARY ENVFILE LOGFILE PIDFILE
+  local name=$1 binary=$2 envfile=$3 logfile=$4 pidfile=$5
+  (
+    set -a
+    # shellcheck disable=SC1090
+    . "$envfile"
+    set +a
+    export LD_LIBRARY_PATH="$ROOT/.runtime/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    exec setsid "$binary" >>"$logfile" 2>&1 < /dev/null
+  ) &
+  echo $! > "$pidfile"
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# The GeoChat stack on one machine: a private PostgreSQL cluster, a local Tansu
+# broker and the five services, all under the state folder, on loopback ports.
+#
+#   deploy/stack.sh up [--state-dir DIR] [--gateways N] [--session N] [--rooms N]
+#                      [--messaging N] [--expiry N] [--release] [--no-build] [--env KEY=VAL]...
+#   deploy/stack.sh down|status|destroy [--state-dir DIR]
+#   deploy/stack.sh stop-kafka|start-kafka|stop-postgres|start-postgres [--state-dir DIR]
+#   deploy/stack.sh stop|start|kill INSTANCE [--state-dir DIR]     (INSTANCE: gateway-1, messaging-2, …)
+#
+# The state folder (default .data/stack) keeps data, logs, pids and ports, so
+# `up` after `down` comes back on the same ports with the same data.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SERVICES=(session rooms messaging expiry gateway)   # start order: gateways last
+declare -A COUNT=([session]=1 [rooms]=1 [messaging]=1 [expiry]=1 [gateway]=1)
+STATE="$ROOT/.data/stack"
+CONFIG=debug
+BUILD=1
+EXTRA_ENV=()
+
+command=${1:-help}; shift || true
+target=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --state-dir) STATE=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --gateways) COUNT[gateway]=$2; shift 2 ;;
+    --session|--rooms|--messaging|--expiry) COUNT[${1#--}]=$2; shift 2 ;;
+    --release) CONFIG=release; shift ;;
+    --no-build) BUILD=0; shift ;;
+    --env) EXTRA_ENV+=("$2"); shift 2 ;;
+    -*) die "unknown option $1" ;;
+    *) target=$1; shift ;;
+  esac
+done
+
+PORTS="$STATE/ports.env"
+mkdir -p "$STATE/logs" "$STATE/pids" "$STATE/instances"
+
+save_port() { grep -q "^$1=" "$PORTS" 2>/dev/null || echo "$1=$2" >> "$PORTS"; }
+port_of() { grep "^$1=" "$PORTS" 2>/dev/null | tail -n1 | cut -d= -f2; }
+
+bin_dir() { (cd "$ROOT" && swift build -c "$CONFIG" --show-bin-path); }
+
+build() {
+  log "build: swift build -c $CONFIG (the first build takes several minutes)"
+  (cd "$ROOT" && swift build -c "$CONFIG" \
+    --product geochat-gateway --product geochat-session --product geochat-rooms \
+    --product geochat-messaging --product geochat-expiry 2>&1 | grep -E "error|warning: unre|Compiling|Build|Linking" | tail -n 5) || true
+  for s in "${SERVICES[@]}"; do [ -x "$(bin_dir)/geochat-$s" ] || die "build: geochat-$s is missing"; done
+}
+
+pick_ports() {
+  [ -n "$(port_of postgres)" ] || save_port postgres "$(free_port)"
+  [ -n "$(port_of kafka)" ] || save_port kafka "$(free_port)"
+  local s i
+  for s in "${SERVICES[@]}"; do
+    for i in $(seq 1 "${COUNT[$s]}"); do
+      if [ -z "$(port_of "$s-$i")" ]; then
+        if [ "$s-$i" = gateway-1 ] && ! port_open 8080; then save_port "$s-$i" 8080; else save_port "$s-$i" "$(free_port)"; fi
+      fi
+    done
+  done
+}
+
+write_instance_env() { # NAME INSTANCE
+  local file="$STATE/instances/$2.env"
+  {
+    echo "GEOCHAT_INSTANCE_ID=$2"
+    echo "GEOCHAT_KAFKA_BROKERS=127.0.0.1:$(port_of kafka)"
+    echo "GEOCHAT_PG_HOST=127.0.0.1"
+    echo "GEOCHAT_PG_PORT=$(port_of postgres)"
+    echo "GEOCHAT_PG_USER=postgres"
+    echo "GEOCHAT_PG_DATABASE=geochat"
+    echo "GEOCHAT_HTTP_HOST=127.0.0.1"
+    echo "GEOCHAT_HTTP_PORT=$(port_of "$2")"
+    [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
+    for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do echo "$kv"; done
+    echo "BINARY=$(bin_dir)/geochat-$1"
+  } > "$file"
+}
+
+start_instance() { # INSTANCE
+  local file="$STATE/instances/$1.env" binary
+  [ -f "$file" ] || die "no instance $1 in $STATE"
+  binary=$(grep '^BINARY=' "$file" | cut -d= -f2-)
+  if [ -f "$STATE/pids/$1.pid" ] && kill -0 "$(cat "$STATE/pids/$1.pid")" 2>/dev/null; then
+    log "$1: already running"
+    return
+  fi
+  service_start "$1" "$binary" "$file" "$STATE/logs/$1.log" "$STATE/pids/$1.pid"
+}
+
+instances() { ls "$STATE/instances" 2>/dev/null | sed 's/\.env$//'; }
+
+urls_of() { # SERVICE
+  local i out=""
+  for i in $(instances | grep "^$1-" | sort -t- -k2 -n); do out+="http://127.0.0.1:$(port_of "$i") "; done
+  echo "${out% }"
+}
+
+write_stack_env() {
+  cat > "$STATE/stack.env" <<EOT
+ROOT=$ROOT
+STATE_DIR=$STATE
+GATEWAY_URLS="$(urls_of gateway)"
+SESSION_URLS="$(urls_of session)"
+ROOMS_URLS="$(urls_of rooms)"
+MESSAGING_URLS="$(urls_of messaging)"
+EXPIRY_URLS="$(urls_of expiry)"
+PG_HOST=127.0.0.1
+PG_PORT=$(port_of postgres)
+PG_USER=postgres
+PG_DATABASE=geochat
+KAFKA_BROKERS=127.0.0.1:$(port_of kafka)
+BIN_DIR=$(bin_dir)
+EOT
+}
+
+up() {
+  bash "$ROOT/deploy/install.sh"
+  [ "$BUILD" = 1 ] && build
+  pick_ports
+  # Forget instances of an earlier, differently sized run that are not running.
+  local f
+  for f in "$STATE"/instances/*.env; do
+    [ -e "$f" ] || continue
+    local n; n=$(basename "$f" .env)
+    [ -f "$STATE/pids/$n.pid" ] && kill -0 "$(cat "$STATE/pids/$n.pid")" 2>/dev/null || rm -f "$f"
+  done
+  pg_start "$STATE/pg" "$(port_of postgres)"
+  if ! port_open "$(port_of kafka)"; then kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid"; fi
+  local s i
+  for s in "${SERVICES[@]}"; do
+    for i in $(seq 1 "${COUNT[$s]}"); do
+      write_instance_env "$s" "$s-$i"
+      start_instance "$s-$i"
+    done
+  done
+  write_stack_env
+  log "waiting for every instance to be ready"
+  for i in $(instances); do
+    if ! wait_http "http://127.0.0.1:$(port_of "$i")/ready" 120; then
+      log "$i did not become ready; the end of its log:"
+      tail -n 40 "$STATE/logs/$i.log" >&2 || true
+      exit 1
+    fi
+  done
+  local gw; gw=$(urls_of gateway | cut -d' ' -f1)
+  echo
+  echo "GeoChat is up. Gateways: $(urls_of gateway)"
+  echo "Try: curl '$gw/chat.php?v=5&cmd=start&nick=Lydia'"
+  echo "State, logs and ports: $STATE   (stop: deploy/stack.sh down${STATE:+ --state-dir $STATE})"
+}
+
+down() {
+  local i
+  for i in $(instances | grep '^gateway-'); do stop_pid "$STATE/pids/$i.pid" 10; done
+  for i in $(instances | grep -v '^gateway-'); do stop_pid "$STATE/pids/$i.pid" 10; done
+  kafka_stop "$STATE/pids/kafka.pid"
+  pg_stop "$STATE/pg"
+  log "stack in $STATE stopped"
+}
+
+status() {
+  local i pid
+  for i in $(instances); do
+    pid=$(cat "$STATE/pids/$i.pid" 2>/dev/null || echo -)
+    printf '%-14s pid %-8s port %-6s ready %s\n' "$i" "$pid" "$(port_of "$i")" \
+      "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$(port_of "$i")/ready")"
+  done
+  printf '%-14s port %s %s\n' kafka "$(port_of kafka)" "$(port_open "$(port_of kafka)" && echo up || echo down)"
+  printf '%-14s port %s %s\n' postgres "$(port_of postgres)" "$(port_open "$(port_of postgres)" && echo up || echo down)"
+}
+
+case "$command" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  destroy) down; rm -rf "$STATE"; log "removed $STATE" ;;
+  stop-kafka) kafka_stop "$STATE/pids/kafka.pid" ;;
+  start-kafka) kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid" ;;
+  stop-postgres) pg_stop "$STATE/pg" ;;
+  start-postgres) pg_start "$STATE/pg" "$(port_of postgres)" ;;
+  stop) [ -n "$target" ] || die "stop which instance?"; stop_pid "$STATE/pids/$target.pid" 10 ;;
+  kill) [ -n "$target" ] || die "kill which instance?"; kill -KILL "$(cat "$STATE/pids/$target.pid")" 2>/dev/null || true; rm -f "$STATE/pids/$target.pid" ;;
+  start) [ -n "$target" ] || die "start which instance?"; start_instance "$target" ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
+esac

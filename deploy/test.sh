@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: installs what it needs, builds,
+# runs the Swift unit tests and the Kafka transport tests against a private
+# broker, then brings up a local cluster (2 gateways, 2 messaging instances)
+# and runs the HTTP integration tests against it. Tears everything down.
+#
+#   deploy/test.sh [--unit-only | --integration-only]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+RUN_UNIT=1; RUN_INTEGRATION=1
+case "${1:-}" in
+  --unit-only) RUN_INTEGRATION=0 ;;
+  --integration-only) RUN_UNIT=0 ;;
+  "") ;;
+  *) die "usage: deploy/test.sh [--unit-only|--integration-only]" ;;
+esac
+
+bash deploy/install.sh
+.venv/bin/python -c 'import pytest' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'pytest>=8'
+
+log "build: swift build --build-tests (the first build takes several minutes)"
+mkdir -p "$ROOT/.data"
+if ! swift build --build-tests > "$ROOT/.data/build.log" 2>&1; then
+  grep -E "error" "$ROOT/.data/build.log" | head -n 40
+  die "build failed (full log: .data/build.log)"
+fi
+
+failed=0
+KAFKA_STATE="$ROOT/.data/test-kafka"
+TEST_STACK="$ROOT/.data/test-stack"
+
+cleanup() {
+  kafka_stop "$KAFKA_STATE/kafka.pid" 2>/dev/null || true
+  if [ -d "$TEST_STACK" ]; then bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+if [ "$RUN_UNIT" = 1 ]; then
+  mkdir -p "$KAFKA_STATE"
+  kport=$(free_port)
+  kafka_start "$kport" "$KAFKA_STATE/kafka.log" "$KAFKA_STATE/kafka.pid"
+  log "unit and transport tests: swift test"
+  # pipefail: the pipeline fails when swift test does.
+  if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" LD_LIBRARY_PATH="$ROOT/.runtime/lib" swift test 2>&1 \
+      | grep -vE "^\[[0-9]+/[0-9]+\]|^Test Case .* started"; then
+    failed=1
+  fi
+  kafka_stop "$KAFKA_STATE/kafka.pid"
+fi
+
+if [ "$RUN_INTEGRATION" = 1 ]; then
+  bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
+  log "integration: a local cluster with 2 gateways and 2 messaging instances"
+  if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build \
+      --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info; then
+    if ! GEOCHAT_STACK_ENV="$TEST_STACK/stack.env" .venv/bin/python -m pytest -v -p no:cacheprovider Tests/Integration; then
+      failed=1
+    fi
+  else
+    failed=1
+  fi
+  if [ "$failed" = 1 ] && [ -d "$TEST_STACK/logs" ]; then
+    for f in "$TEST_STACK"/logs/*.log; do
+      echo "===== last lines of $f"; tail -n 60 "$f" | grep -v "Connection refused" | tail -n 30
+    done
+  fi
+fi
+
+if [ "$failed" = 0 ]; then log "all tests passed"; else log "tests FAILED"; fi
+exit "$failed"
