@@ -12,6 +12,8 @@ public enum Topics {
     public static let messagingCommands = "geochat.messaging.commands"
     /// Every stored message, keyed by room id, in the room's id order.
     public static let messageEvents = "geochat.messages.events"
+    /// Commands to the expiry service (start a run, read jobs), keyed by `expiry`.
+    public static let expiryCommands = "geochat.expiry.commands"
     /// Signs of life seen by gateways, batched, keyed by gateway instance.
     public static let presence = "geochat.presence"
 
@@ -20,6 +22,7 @@ public enum Topics {
 
     /// The shared topics every service creates at start.
     public static let shared = [
-        sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, presence,
+        sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, expiryCommands,
+        presence,
     ]
 }
