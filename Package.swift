@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // librdkafka's C API. Only Shared/GeoChatKafka/RDKafka imports it.
@@ -31,12 +33,19 @@ let package = Package(
         // Domain types and rules: nicknames, coordinates, limits, XML, the wire contracts.
         .target(name: "GeoChatDomain", path: "Shared/GeoChatDomain", swiftSettings: strict),
 
+        // Metric names and the labelled-family cache the instrumented seams share.
+        .target(
+            name: "GeoChatMetrics",
+            dependencies: [.product(name: "Metrics", package: "swift-metrics")],
+            path: "Shared/GeoChatMetrics", swiftSettings: strict),
+
         // Kafka transport: producer, consumer, topics, request/reply.
         .target(
             name: "GeoChatKafka",
             dependencies: [
-                "CRdKafka", "GeoChatDomain",
+                "CRdKafka", "GeoChatDomain", "GeoChatMetrics",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/GeoChatKafka", swiftSettings: strict),
@@ -45,9 +54,11 @@ let package = Package(
         .target(
             name: "GeoChatPostgres",
             dependencies: [
-                "GeoChatRuntime",
+                "GeoChatRuntime", "GeoChatMetrics",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/GeoChatPostgres", swiftSettings: strict),
 
@@ -55,20 +66,23 @@ let package = Package(
         .target(
             name: "GeoChatRuntime",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Shared/GeoChatRuntime", swiftSettings: strict),
 
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Gateway", swiftSettings: strict),
         .executableTarget(
@@ -87,6 +101,12 @@ let package = Package(
             name: "ExpiryService",
             dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Expiry", swiftSettings: strict),
+
+        // The benchmark's reference: a bare Hummingbird hello world, built and run like the gateway.
+        .executableTarget(
+            name: "HelloWorld",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/Benchmarks/HelloWorld", swiftSettings: strict),
 
         .testTarget(name: "GeoChatDomainTests", dependencies: ["GeoChatDomain"], path: "Tests/GeoChatDomainTests"),
         .testTarget(

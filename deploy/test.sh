@@ -19,6 +19,8 @@ esac
 
 bash deploy/install.sh
 .venv/bin/python -c 'import pytest' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'pytest>=8'
+# The metrics test checks /metrics with the reference Prometheus text parser.
+.venv/bin/python -c 'import prometheus_client' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'prometheus-client>=0.20'
 
 log "build: swift build --build-tests (the first build takes several minutes)"
 mkdir -p "$ROOT/.data"

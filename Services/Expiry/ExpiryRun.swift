@@ -20,9 +20,11 @@ struct ExpiryRun: Sendable {
         let ran = try await jobs.exclusively {
             let job = try await jobs.begin(trigger: trigger, idleBefore: idleBefore)
             var report = ExpiryJobs.Report()
+            ExpiryProgress.started(job: job)
             do {
                 try await removeIdleRooms(before: idleBefore, report: &report)
                 try await jobs.finish(job, report: report, status: "finished", error: nil)
+                ExpiryProgress.finished(job: job, status: "finished", examined: report.examined, removed: report.removed, failed: report.failed)
                 if report.examined > 0 {
                     logger.info(
                         "expiry run finished",
@@ -30,6 +32,7 @@ struct ExpiryRun: Sendable {
                 }
             } catch {
                 try? await jobs.finish(job, report: report, status: "failed", error: "\(error)")
+                ExpiryProgress.finished(job: job, status: "failed", examined: report.examined, removed: report.removed, failed: report.failed)
                 throw error
             }
         }
@@ -58,6 +61,7 @@ struct ExpiryRun: Sendable {
                     failedRooms.insert(room)
                     logger.warning("room not expired", metadata: ["room": "\(room)", "error": "\(error)"])
                 }
+                ExpiryProgress.progress(examined: report.examined, removed: report.removed, failed: report.failed)
             }
         }
     }

@@ -18,6 +18,7 @@ struct GatewayMain {
         let sessions = SessionDirectory(backend: backend)
         let messages = MessageReadModel(backend: backend)
         let presence = PresenceTracker(gateway: env.instanceID)
+        ReadModelMetrics.register(sessions: sessions, messages: messages)
         let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, logger: env.logger)
         let feed = EventFeed(consumer: feedConsumer, messages: messages, sessions: sessions, presence: presence, logger: env.logger)
         let feedStarted = Atomic<Bool>(false)

@@ -37,7 +37,7 @@ struct MessageLog: Sendable {
         try await database.migrateRetrying(schema: "messaging", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     enum RoomState: Equatable {

@@ -52,7 +52,7 @@ struct RoomStore: Sendable {
         try await database.migrateRetrying(schema: "rooms", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     /// Creates a room, unless the same session created the same room within the

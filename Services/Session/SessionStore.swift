@@ -31,7 +31,7 @@ struct SessionStore: Sendable {
         try await database.migrateRetrying(schema: "session", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     /// Starts a session; a retry with the same key returns the session made the first time.

@@ -1,5 +1,7 @@
 import Dispatch
+import GeoChatMetrics
 import Logging
+import Metrics
 import Synchronization
 
 /// A consumer whose records arrive as an `AsyncSequence`.
@@ -24,6 +26,10 @@ public final class KafkaConsumer: Sendable {
     private let queue: DispatchQueue
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+    /// One lag gauge per topic, labelled with the group (or `tail`); sampled while polling.
+    private let lagGauges: [String: Gauge]
+    private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
+    static let lagSampleInterval: Duration = .seconds(2)
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
         self.topics = topics
@@ -40,6 +46,15 @@ public final class KafkaConsumer: Sendable {
                 group: "tail-\(settings.clientID)", commits: false, reset: "earliest")
         }
         handle = try RDKafkaConsumerHandle(properties: properties)
+        let groupLabel: String
+        switch mode {
+        case .group(let group): groupLabel = group
+        case .tail: groupLabel = "tail"
+        }
+        lagGauges = Dictionary(uniqueKeysWithValues: topics.map { topic in
+            let topicLabel = KafkaMetrics.topicLabel(topic)
+            return (topic, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
+        })
         queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
     }
 
@@ -97,14 +112,37 @@ public final class KafkaConsumer: Sendable {
                 while batch.count < 256 {
                     switch handle.poll(timeoutMs: timeout) {
                     case .record(let record): batch.append(record)
-                    case .nothing: return continuation.resume(returning: batch)
+                    case .nothing:
+                        continuation.resume(returning: batch)
+                        return account(batch)
                     case .error(let text): report(text)
                     }
                     timeout = 0
                 }
                 continuation.resume(returning: batch)
+                account(batch)
             }
         }
+    }
+
+    /// Counts a batch by topic and, every `lagSampleInterval`, samples the lag
+    /// (runs on the poll queue, after the batch was handed over).
+    private func account(_ batch: [KafkaRecord]) {
+        if let first = batch.first {
+            if batch.allSatisfy({ $0.topic == first.topic }) {
+                KafkaMetrics.consumed[KafkaMetrics.topicLabel(first.topic)].increment(by: batch.count)
+            } else {
+                for record in batch { KafkaMetrics.consumed[KafkaMetrics.topicLabel(record.topic)].increment() }
+            }
+        }
+        let now = ContinuousClock.now
+        let due = lagSampledAt.withLock { last -> Bool in
+            guard now - last >= Self.lagSampleInterval else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        for (topic, lag) in handle.lagByTopic() { lagGauges[topic]?.record(lag) }
     }
 
     /// While the broker is away every poll reports the same error: log it once in a while.

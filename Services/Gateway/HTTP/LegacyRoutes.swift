@@ -29,12 +29,18 @@ struct LegacyRoutes: Sendable {
     private func respond(
         to request: Request, _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
     ) async -> Response {
+        let started = ContinuousClock.now
+        var command = RequestMetrics.unparsed
         do {
             let body = try await formBody(request)
             let parameters = try FormParameters(query: Array((request.uri.query ?? "").utf8), body: body)
             let legacy = try parse(parameters)
-            return XMLResponse.ok(try await handler.handle(legacy))
+            command = RequestMetrics.command(legacy)
+            let xml = try await handler.handle(legacy)
+            RequestMetrics.record(command, since: started)
+            return XMLResponse.ok(xml)
         } catch {
+            RequestMetrics.record(command, since: started, error: error)
             if error.code == .unavailable {
                 logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GeoChatDomain
+import GeoChatMetrics
 import Logging
 
 /// The owning side of request/reply: reads a command topic as a member of the
@@ -32,22 +33,30 @@ public struct CommandProcessor<Command: Codable & Sendable>: Sendable {
             do {
                 envelope = try decoder.decode(RequestEnvelope<Command>.self, from: Data(record.value))
             } catch {
+                KafkaMetrics.commandsDropped["undecodable"].increment()
                 logger.error(
                     "dropping undecodable command",
                     metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)", "error": "\(error)"])
                 continue
             }
             guard envelope.schema == RequestEnvelope<Command>.schemaName else {
+                KafkaMetrics.commandsDropped["schema"].increment()
                 logger.error("dropping command of unknown schema", metadata: ["schema": "\(envelope.schema)"])
                 continue
             }
             if RequestClient.nowMs() > envelope.deadlineMs {
+                KafkaMetrics.commandsDropped["deadline"].increment()
                 logger.info(
                     "dropping command past its deadline",
                     metadata: ["correlation": "\(envelope.correlationID)", "topic": "\(record.topic)"])
                 continue
             }
+            let command = KafkaMetrics.commandLabel(envelope.command)
+            let started = ContinuousClock.now
             let result = await handler(envelope)
+            KafkaMetrics.commandDuration[command].record(since: started)
+            KafkaMetrics.commandsHandled[command].increment()
+            if case .failure = result { KafkaMetrics.commandErrors[command].increment() }
             let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
             do {
                 try await producer.send(
