@@ -29,6 +29,7 @@ public struct MeasuredPostgresClient: Service, Sendable {
 
     public func run() async { await pool.run() }
 
+    @discardableResult
     public func query(
         _ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line
     ) async throws -> PostgresRowSequence {
