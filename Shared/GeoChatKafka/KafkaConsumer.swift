@@ -10,10 +10,13 @@ import Synchronization
 ///   `markProcessed`, so a crash replays what was not finished (at-least-once).
 /// - `.tail`: every partition of the topics, from their end, without a group and
 ///   without commits: how gateways follow event topics and their reply topic.
+/// - `.replay`: every partition from its beginning, without a group: how every
+///   instance loads state topics (settings, bans) whose latest record per key is the state.
 public final class KafkaConsumer: Sendable {
     public enum Mode: Sendable {
         case group(String)
         case tail
+        case replay
     }
 
     private let handle: RDKafkaConsumerHandle
@@ -24,6 +27,7 @@ public final class KafkaConsumer: Sendable {
     private let queue: DispatchQueue
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+    private let replayEnds = Mutex<[String: Int64]>([:])
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
         self.topics = topics
@@ -33,7 +37,7 @@ public final class KafkaConsumer: Sendable {
         switch mode {
         case .group(let group):
             properties = settings.consumerProperties(group: group, commits: true, reset: "earliest")
-        case .tail:
+        case .tail, .replay:
             // No group is joined; the id only names the client. A position past the
             // end (the broker lost the topic and made it anew) restarts at the beginning.
             properties = settings.consumerProperties(
@@ -59,8 +63,23 @@ public final class KafkaConsumer: Sendable {
                 partitions += (0..<Int32(count)).map { (topic, $0) }
             }
             try handle.assignFromEnd(partitions, timeoutMs: 5000)
+        case .replay:
+            var partitions: [(topic: String, partition: Int32)] = []
+            var ends: [String: Int64] = [:]
+            for topic in topics {
+                for (partition, end) in try RDKafkaAdmin.highWatermarks(client: handle.client, topic: topic, timeoutMs: 5000) {
+                    partitions.append((topic, partition))
+                    ends["\(topic)/\(partition)"] = end
+                }
+            }
+            try RDKafkaAdmin.assignFromBeginning(consumer: handle.client, partitions)
+            replayEnds.withLock { $0 = ends }
         }
     }
+
+    /// `.replay`: each partition's end when the consumer started (`topic/partition`
+    /// → offset). A reader that has read up to these has loaded the state.
+    public var replayTargets: [String: Int64] { replayEnds.withLock { $0 } }
 
     public var records: Records { Records(consumer: self) }
 
