@@ -26,6 +26,12 @@ struct AdminClient {
     }
 
     func send<Body: Encodable, T: Decodable>(_ method: String, _ path: String, body: Body?, as type: T.Type) async throws -> T {
+        let (data, status) = try await exchange(method, path, body: body)
+        return try decode(data, status: status, as: type)
+    }
+
+    /// The raw status and body, for callers that handle some errors themselves.
+    func exchange<Body: Encodable>(_ method: String, _ path: String, body: Body?) async throws -> (Data, Int) {
         guard let url = URL(string: baseURL + "/admin/" + path) else { throw CLIError("not a URL: \(baseURL)/admin/\(path)") }
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = method
@@ -34,7 +40,10 @@ struct AdminClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONEncoder().encode(body)
         }
-        let (data, status) = try await Self.perform(request)
+        return try await Self.perform(request)
+    }
+
+    func decode<T: Decodable>(_ data: Data, status: Int, as type: T.Type) throws -> T {
         guard (200..<300).contains(status) else {
             let message = (try? JSONDecoder().decode(AdminAPI.ErrorResponse.self, from: data))
                 .map { "\($0.error.message) (\(status) \($0.error.code))" } ?? "HTTP \(status)"
@@ -44,7 +53,7 @@ struct AdminClient {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw CLIError("unexpected answer from \(url): \(error)")
+            throw CLIError("unexpected answer from \(baseURL): \(error)")
         }
     }
 

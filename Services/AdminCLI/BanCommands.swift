@@ -13,8 +13,9 @@ struct BanTargetOptions: ParsableArguments {
     var path: String { nick.map { "bans/nick/" + Format.query($0) } ?? "bans/session/" + Format.query(session ?? "") }
 }
 
-struct Ban: AsyncParsableCommand {
+struct BanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "ban",
         abstract: "Ban a nickname or a session: every gateway answers it 403 banned and drops it from participant lists.")
     @OptionGroup var connection: Connection
     @OptionGroup var target: BanTargetOptions
@@ -29,8 +30,8 @@ struct Ban: AsyncParsableCommand {
     }
 }
 
-struct Unban: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Lift a ban.")
+struct UnbanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unban", abstract: "Lift a ban.")
     @OptionGroup var connection: Connection
     @OptionGroup var target: BanTargetOptions
 
@@ -40,8 +41,8 @@ struct Unban: AsyncParsableCommand {
     }
 }
 
-struct Bans: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the bans in force.")
+struct BansCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "bans", abstract: "List the bans in force.")
     @OptionGroup var connection: Connection
 
     func run() async throws {

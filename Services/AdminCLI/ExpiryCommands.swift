@@ -20,15 +20,25 @@ struct Expire: AsyncParsableCommand {
             idleSeconds = seconds
         }
         let client = try connection.client()
-        let started = try await client.send(
-            "POST", "expiry/runs", body: AdminAPI.ExpiryRunRequest(dryRun: dryRun, idleSeconds: idleSeconds),
-            as: AdminAPI.JobResponse.self
-        ).job
+        let started = try await start(client, AdminAPI.ExpiryRunRequest(dryRun: dryRun, idleSeconds: idleSeconds))
         print("expiry job \(started.id) started (\(started.dryRun ? "dry run" : "real run"), trigger \(started.trigger))")
         if noWait { return }
         let finished = try await JobWatcher(client: client).follow(started)
         print(Report.text(finished))
         if finished.status == "failed" { throw ExitCode(1) }
+    }
+
+    /// Starts the run; while another is under way (one at a time cluster-wide), waits for it first.
+    private func start(_ client: AdminClient, _ request: AdminAPI.ExpiryRunRequest) async throws -> ExpiryJobReport {
+        for _ in 0..<10 {
+            let (data, status) = try await client.exchange("POST", "expiry/runs", body: request)
+            guard status == 409, let other = try? JSONDecoder().decode(AdminAPI.RunUnderWayResponse.self, from: data) else {
+                return try client.decode(data, status: status, as: AdminAPI.JobResponse.self).job
+            }
+            FileHandle.standardError.write(Data("expiry job \(other.job.id) (\(other.job.trigger)) is under way; waiting for it\n".utf8))
+            _ = try await JobWatcher(client: client).follow(other.job)
+        }
+        throw CLIError("other expiry runs kept starting first; try again")
     }
 }
 

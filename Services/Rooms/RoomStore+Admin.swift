@@ -22,8 +22,8 @@ extension RoomStore {
         {
             rooms.append(
                 AdminRoom(
-                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: Self.ms(created),
-                    lastVisitedAtMs: Self.ms(visited), members: Int(members)))
+                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: created.epochMilliseconds,
+                    lastVisitedAtMs: visited.epochMilliseconds, members: Int(members)))
         }
         return rooms
     }
@@ -50,6 +50,4 @@ extension RoomStore {
             return .noSuchRoom
         }
     }
-
-    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -20,6 +20,12 @@ extension AdminEndpoints {
             throw error
         }
         guard case .expiryJob(let job) = reply else { throw AdminFailure(.unavailable) }
+        // One run at a time: the expiry service answers the run under way when there is one.
+        let ours = job.trigger == call.name || job.trigger.hasSuffix(":" + call.name)
+        guard ours, job.dryRun == body.dryRun else {
+            await backend.audit(call.name, "expiry-run", "job \(job.id)", "refused", "\(detail): job \(job.id) under way")
+            return AdminJSON.response(AdminAPI.RunUnderWayResponse(job: job), status: .conflict)
+        }
         await backend.audit(call.name, "expiry-run", "job \(job.id)", "ok", detail)
         return AdminJSON.response(AdminAPI.JobResponse(job: job), status: .accepted)
     }

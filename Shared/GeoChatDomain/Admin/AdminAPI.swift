@@ -133,11 +133,26 @@ public enum AdminAPI {
         public init() { loggedOut = true }
     }
 
+    /// 409 to a run request while another run is under way (one at a time
+    /// cluster-wide): that run, to wait for before asking again.
+    public struct RunUnderWayResponse: Codable, Sendable {
+        public var error: ErrorResponse.Body
+        public var job: ExpiryJobReport
+        public init(job: ExpiryJobReport) {
+            error = .init(code: "run_under_way", message: "expiry job \(job.id) (\(job.trigger)) is under way; ask again when it has ended")
+            self.job = job
+        }
+    }
+
     /// Every error: `{"error":{"code":"unauthorized","message":"…"}}`.
     public struct ErrorResponse: Codable, Sendable {
         public struct Body: Codable, Sendable {
             public var code: String
             public var message: String
+            public init(code: String, message: String) {
+                self.code = code
+                self.message = message
+            }
         }
         public var error: Body
         public init(code: String, message: String) { error = Body(code: code, message: message) }
