@@ -15,7 +15,10 @@ struct SessionServiceMain {
         let env = try ServiceEnvironment(service: "session", defaultPort: 9101)
         let lifetime = try env.configuration.int("session.lifetime.s", default: 86_400)
         let bcryptCost = try env.configuration.int("admin.bcrypt.cost", default: 12)
-        guard (4...31).contains(bcryptCost) else { throw ConfigurationError(key: "admin.bcrypt.cost", value: "\(bcryptCost)", expected: "4 to 31") }
+        guard (4...31).contains(bcryptCost) else {
+            env.logger.critical("GEOCHAT_ADMIN_BCRYPT_COST must be 4 to 31", metadata: ["value": "\(bcryptCost)"])
+            exit(2)
+        }
         if CommandLine.arguments.dropFirst().first == AdminBootstrap.command {
             exit(try await AdminBootstrap.run(env, bcryptCost: bcryptCost))
         }
