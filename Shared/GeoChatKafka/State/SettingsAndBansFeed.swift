@@ -37,7 +37,18 @@ public final class SettingsAndBansFeed: Sendable {
         }
     }
 
+    /// Applies records until cancelled; meanwhile re-reads topics a restarted
+    /// broker made anew (the session service publishes everything again then).
     public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.consumer.followRecreatedTopics() }
+            group.addTask { await self.apply() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func apply() async {
         var pending = consumer.replayTargets.filter { $0.value > 0 }
         if pending.isEmpty { markLoaded() }
         for await record in consumer.records {
