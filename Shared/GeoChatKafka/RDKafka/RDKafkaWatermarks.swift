@@ -19,7 +19,7 @@ extension RDKafkaAdmin {
     }
 
     /// Takes the partitions without a group, each from its first record.
-    static func assignFromBeginning(consumer: OpaquePointer, _ partitions: [(topic: String, partition: Int32)]) throws(KafkaError) {
+    static func assignFromBeginning(consumer: OpaquePointer, _ partitions: [PartitionID]) throws(KafkaError) {
         let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions {
