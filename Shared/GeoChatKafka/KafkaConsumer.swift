@@ -12,10 +12,13 @@ import Synchronization
 ///   `markProcessed`, so a crash replays what was not finished (at-least-once).
 /// - `.tail`: every partition of the topics, from their end, without a group and
 ///   without commits: how gateways follow event topics and their reply topic.
+/// - `.replay`: every partition from its beginning, without a group: how every
+///   instance loads state topics (settings, bans) whose latest record per key is the state.
 public final class KafkaConsumer: Sendable {
     public enum Mode: Sendable {
         case group(String)
         case tail
+        case replay
     }
 
     private let handle: RDKafkaConsumerHandle
@@ -26,6 +29,9 @@ public final class KafkaConsumer: Sendable {
     private let queue: DispatchQueue
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+    private let replayEnds = Mutex<[String: Int64]>([:])
+    /// Tail and replay modes: the offset of the next record expected from each partition.
+    private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
     /// One lag gauge per topic, labelled with the group (or `tail`); sampled while polling.
     private let lagGauges: [String: Gauge]
     private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
@@ -39,7 +45,7 @@ public final class KafkaConsumer: Sendable {
         switch mode {
         case .group(let group):
             properties = settings.consumerProperties(group: group, commits: true, reset: "earliest")
-        case .tail:
+        case .tail, .replay:
             // No group is joined; the id only names the client. A position past the
             // end (the broker lost the topic and made it anew) restarts at the beginning.
             properties = settings.consumerProperties(
@@ -50,6 +56,7 @@ public final class KafkaConsumer: Sendable {
         switch mode {
         case .group(let group): groupLabel = group
         case .tail: groupLabel = "tail"
+        case .replay: groupLabel = "replay"
         }
         lagGauges = Dictionary(uniqueKeysWithValues: topics.map { topic in
             let topicLabel = KafkaMetrics.topicLabel(topic)
@@ -68,14 +75,88 @@ public final class KafkaConsumer: Sendable {
         case .group:
             try handle.subscribe(topics)
         case .tail:
-            var partitions: [(topic: String, partition: Int32)] = []
+            var partitions: [PartitionID] = []
             for topic in topics {
                 let count = try RDKafkaAdmin.partitionCount(client: handle.client, topic: topic, timeoutMs: 5000)
-                partitions += (0..<Int32(count)).map { (topic, $0) }
+                partitions += (0..<Int32(count)).map { PartitionID(topic: topic, partition: $0) }
             }
-            try handle.assignFromEnd(partitions, timeoutMs: 5000)
+            let starts = try handle.assignFromEnd(partitions, timeoutMs: 5000)
+            nextOffsets.withLock { $0 = starts }
+        case .replay:
+            var partitions: [PartitionID] = []
+            var ends: [String: Int64] = [:]
+            for topic in topics {
+                for (partition, end) in try RDKafkaAdmin.highWatermarks(client: handle.client, topic: topic, timeoutMs: 5000) {
+                    partitions.append(PartitionID(topic: topic, partition: partition))
+                    ends["\(topic)/\(partition)"] = end
+                }
+            }
+            try RDKafkaAdmin.assignFromBeginning(consumer: handle.client, partitions)
+            replayEnds.withLock { $0 = ends }
+            nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
         }
     }
+
+    /// Tail and replay modes read without a group: they keep their own positions.
+    private var followsPositions: Bool {
+        switch mode {
+        case .group: false
+        case .tail, .replay: true
+        }
+    }
+
+    /// Tail and replay modes: notices partitions whose topic the broker made anew and reads
+    /// them again from their first record. A broker that keeps topics in memory
+    /// (Tansu) forgets them when it restarts; once they are re-created their
+    /// offsets start at 0 again, below where this consumer stood, and a fetch
+    /// there would wait forever. "Next expected offset above the high
+    /// watermark" cannot happen on a topic that lives on, so it is the signal.
+    /// Runs until cancelled; a durable Kafka cluster never triggers it.
+    public func followRecreatedTopics(every interval: Duration = .seconds(1)) async {
+        guard followsPositions else { return }
+        while !Task.isCancelled && !isClosed {
+            try? await Task.sleep(for: interval)
+            let expected = nextOffsets.withLock { $0 }
+            guard !expected.isEmpty else { continue }
+            // Watermark queries block on the network: off the poll queue, off the cooperative pool.
+            let behind = (try? await offloaded { [handle] in
+                expected.compactMap { partition, next -> PartitionID? in
+                    guard let high = try? handle.watermarks(partition, timeoutMs: 1000).high else { return nil }
+                    return next > high ? partition : nil
+                }
+            }) ?? []
+            guard !behind.isEmpty else { continue }
+            await rewind(behind)
+        }
+    }
+
+    /// Seeks on the poll queue, so no poll runs between the check and the seek.
+    private func rewind(_ partitions: [PartitionID]) async {
+        let done: Result<Void, KafkaError> = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: .success(())) }
+                do throws(KafkaError) {
+                    try handle.seekToBeginning(partitions, timeoutMs: 2000)
+                    nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        switch done {
+        case .success:
+            logger.warning(
+                "topic was made anew by the broker; reading it from its start",
+                metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
+        case .failure(let error):
+            logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `.replay`: each partition's end when the consumer started (`topic/partition`
+    /// → offset). A reader that has read up to these has loaded the state.
+    public var replayTargets: [String: Int64] { replayEnds.withLock { $0 } }
 
     public var records: Records { Records(consumer: self) }
 
@@ -109,15 +190,20 @@ public final class KafkaConsumer: Sendable {
                 guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: []) }
                 var batch: [KafkaRecord] = []
                 var timeout: Int32 = 100
-                while batch.count < 256 {
+                polling: while batch.count < 256 {
                     switch handle.poll(timeoutMs: timeout) {
                     case .record(let record): batch.append(record)
-                    case .nothing:
-                        continuation.resume(returning: batch)
-                        return account(batch)
+                    case .nothing: break polling
                     case .error(let text): report(text)
                     }
                     timeout = 0
+                }
+                if followsPositions, !batch.isEmpty {
+                    nextOffsets.withLock { offsets in
+                        for record in batch {
+                            offsets[PartitionID(topic: record.topic, partition: record.partition)] = record.offset + 1
+                        }
+                    }
                 }
                 continuation.resume(returning: batch)
                 account(batch)
