@@ -43,7 +43,7 @@ struct LegacyHandler: Sendable {
             return LegacyXML.rooms(rooms)
 
         case .create(let id, let position, let zoom, let topic):
-            let session = try await live(id)
+            let session = try await current(id)
             let command = RoomsCommand.create(session: session.id, position: position, zoom: zoom, topic: topic)
             guard case .room(let room) = try await backend.rooms(command, key: session.id.value) else {
                 throw .unavailable
@@ -51,17 +51,17 @@ struct LegacyHandler: Sendable {
             return LegacyXML.room(room)
 
         case .join(let id, let room):
-            let session = try await live(id)
+            let session = try await current(id)
             _ = try await backend.rooms(.join(room: room, session: session.id, nick: session.nick), key: String(room))
             return LegacyXML.success()
 
         case .leave(let id, let room):
-            let session = try await live(id)
+            let session = try await current(id)
             _ = try await backend.rooms(.leave(room: room, session: session.id), key: String(room))
             return LegacyXML.success()
 
         case .say(let id, let room, let text):
-            let session = try await live(id)
+            let session = try await current(id)
             let stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
             return LegacyXML.success(id: stored.id)
 
@@ -74,9 +74,15 @@ struct LegacyHandler: Sendable {
                 throw .unavailable
             }
             let now = currentTimeMs()
+            // The nick and liveness come from the session directory when it knows
+            // the session: a membership's copy of the nick is updated from events
+            // of two topics, which may arrive in either order.
             let nicks = members
                 .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
-                .map(\.nick)
+                .compactMap { member -> String? in
+                    guard let known = sessions.known(member.session) else { return member.nick }
+                    return known.ended ? nil : known.nick
+                }
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             return LegacyXML.participants(room: room, nicks: nicks)
 
@@ -97,11 +103,28 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    /// The live session behind an id; the request counts as its sign of life.
+    /// The live session behind an id as this gateway knows it (polls, and the
+    /// commands the session service checks itself); the request is a sign of life.
     private func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
         presence.seen(id, atMs: currentTimeMs())
         return session
+    }
+
+    /// The session as the session service has it now, for commands that act
+    /// under its name (its nick, its liveness): see `SessionDirectory.resolveCurrent`.
+    private func current(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let session = try await sessions.resolveCurrent(id)
+        presence.seen(id, atMs: currentTimeMs())
+        return session
+    }
+
+    /// Any request carrying the id of a session this gateway knows to be live is
+    /// a sign of life (contract 3, `participants`), also where the command takes
+    /// no session (`chats`, `participants`, the lobby). Never asks anyone.
+    func signOfLife(_ id: SessionID?) {
+        guard let id, sessions.knownLive(id) else { return }
+        presence.seen(id, atMs: currentTimeMs())
     }
 
     @discardableResult

@@ -20,10 +20,20 @@ struct LegacyRoutes: Sendable {
             ("messages.php", { p throws(ProtocolError) in try LegacyRequest.parseLobbyMessages(p) }),
         ]
         for (name, parse) in endpoints {
-            let path = RouterPath(settings.pathPrefix + "/" + name)
-            router.on(path, method: .get) { request, _ in await respond(to: request, parse) }
-            router.on(path, method: .post) { request, _ in await respond(to: request, parse) }
+            for prefix in Self.spellings(of: settings.pathPrefix) {
+                let path = RouterPath(prefix + "/" + name)
+                router.on(path, method: .get) { request, _ in await respond(to: request, parse) }
+                router.on(path, method: .post) { request, _ in await respond(to: request, parse) }
+            }
         }
+    }
+
+    /// The router matches paths as sent, and `~` (as in `/~rost/geochat`) is
+    /// sent as `%7E` by some URL encoders; RFC 3986 makes them the same path.
+    static func spellings(of prefix: String) -> [String] {
+        guard prefix.contains("~") else { return [prefix] }
+        let parts = prefix.split(separator: "~", omittingEmptySubsequences: false)
+        return [prefix, parts.joined(separator: "%7E"), parts.joined(separator: "%7e")]
     }
 
     private func respond(
@@ -33,6 +43,7 @@ struct LegacyRoutes: Sendable {
             let body = try await formBody(request)
             let parameters = try FormParameters(query: Array((request.uri.query ?? "").utf8), body: body)
             let legacy = try parse(parameters)
+            handler.signOfLife(parameters.sessionHint())
             return XMLResponse.ok(try await handler.handle(legacy))
         } catch {
             if error.code == .unavailable {
