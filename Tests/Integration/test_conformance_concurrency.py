@@ -1,12 +1,15 @@
 """Conformance, the polling contract under concurrency: several writers say into
 one room through both gateways while pollers on both gateways follow with
 `past`. Every acknowledged id is seen by every poller, in increasing order,
-with no gap that fills later."""
+with no gap that fills later. A third gateway starts while the writers write
+(its read model loads the room on a cache miss, events arriving meanwhile);
+a poller on it, starting from `past=0`, sees a contiguous run to the end."""
 import random
 import threading
 import time
 
 from conftest import chat, create, messages, say, start, unique_topic
+from conformance import OwnGateway
 
 WRITERS = 6
 PER_WRITER = 40
@@ -91,13 +94,31 @@ def test_writers_and_pollers_across_both_gateways(stack):
         except Exception as e:  # noqa: BLE001
             errors.append(repr(e))
 
+    late = {}
+
+    def late_gateway():
+        try:
+            late["gateway"] = OwnGateway(stack)
+            poller = Poller("poll-late", [late["gateway"].url], room, 7)
+            poller.prime()
+            late["first"] = poller.seen[0] if poller.seen else poller.highest + 1
+            late["poller"] = poller
+            poller.start()
+        except BaseException as e:  # noqa: BLE001 - pytest.fail raises outside Exception
+            errors.append("late gateway: " + repr(e))
+
     started = time.monotonic()
     writers = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
     for t in writers:
         t.start()
+    starter = threading.Thread(target=late_gateway)
+    starter.start()
     for t in writers:
         t.join(timeout=120)
     elapsed = time.monotonic() - started
+    starter.join(timeout=90)
+    if "poller" in late:
+        pollers.append(late["poller"])
     assert not errors, errors
     total = 1 + WRITERS * PER_WRITER
     assert sorted(acknowledged) == list(range(1, total + 1)), "acknowledged ids are 1…n without gaps"
@@ -109,12 +130,16 @@ def test_writers_and_pollers_across_both_gateways(stack):
         p.stop.set()
     for p in pollers:
         p.join(timeout=15)
+    if "gateway" in late:
+        late["gateway"].close()
+    assert "poller" in late, errors
     for p in pollers:
+        first = late["first"] if p is late["poller"] else 1
         assert not p.problems, (p.name, p.problems[:5])
-        assert p.seen == list(range(1, total + 1)), (p.name, "saw every acknowledged id once, in order")
-        assert p.texts == acknowledged, p.name
-    print(f"{total} messages by {WRITERS} writers in {elapsed:.1f} s; "
-          f"{len(pollers)} pollers saw all of them in order")
+        assert p.seen == list(range(first, total + 1)), (p.name, "saw every acknowledged id once, in order")
+        assert p.texts == {i: acknowledged[i] for i in range(first, total + 1)}, p.name
+    print(f"{total} messages by {WRITERS} writers in {elapsed:.1f} s; {len(pollers)} pollers saw all of them in "
+          f"order; the late gateway's poller started at id {late['first']}")
     # A fresh reader through either gateway agrees with the pollers.
     for g in gateways:
         assert [m["id"] for m in messages(g, room, past=total - 200, limit=200)] == list(range(total - 199, total + 1))
