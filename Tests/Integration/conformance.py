@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from conftest import DECLARATION, chat, check_xml, http, rooms_in, sql
+from conftest import DECLARATION, chat, check_xml, http, message_list, rooms_in, sql
 
 
 class Alternating:
@@ -47,21 +47,15 @@ def lobby_messages(gateway, past=None, prefix=""):
     url = gateway + prefix + "/messages.php" + ("" if past is None else f"?past={past}")
     response = check_xml(http(url))
     assert response.status == 200, response
-    root = element(response, "chat")
-    return [
-        {
-            "id": int(m.getAttribute("id")),
-            "added": m.getAttribute("added"),
-            "user": _text(m, "user"),
-            "text": _text(m, "text"),
-        }
-        for m in root.getElementsByTagName("message")
-    ]
+    return message_list(element(response, "chat"))
 
 
-def _text(node, tag):
-    child = node.getElementsByTagName(tag)[0]
-    return "".join(c.data for c in child.childNodes)
+def participants(gateway, room):
+    response = chat(gateway, cmd="participants", chatid=room)
+    assert response.status == 200, response
+    root = element(response, "participants")
+    assert root.getAttribute("chatid") == str(room)
+    return [u.firstChild.data for u in root.getElementsByTagName("user")]
 
 
 def raw_request(gateway, request_bytes, timeout=10):
@@ -160,5 +154,5 @@ def stored_room(stack, room_id):
     return rows[0] if rows else None
 
 
-__all__ = ["Alternating", "DECLARATION", "OwnGateway", "element", "lobby_messages", "lobby_room", "raw_request",
-           "stored_room", "success"]
+__all__ = ["Alternating", "DECLARATION", "OwnGateway", "element", "lobby_messages", "lobby_room", "participants",
+           "raw_request", "stored_room", "success"]

@@ -6,8 +6,8 @@ import urllib.parse
 
 import pytest
 
-from conftest import assert_error, chat, check_xml, count, create, http, raw_chat, start, unique_topic
-from conformance import Alternating, element, raw_request, success
+from conftest import check_xml, count, create, http, raw_chat, start, unique_topic
+from conformance import Alternating, element, raw_request
 
 COUNTS = {
     "sessions": "SELECT count(*) FROM session.sessions",

@@ -4,17 +4,9 @@ stack) across both gateways."""
 import time
 
 from conftest import assert_error, chat, create, messages, say, start, unique_topic, wait_until
-from conformance import Alternating, element, success
+from conformance import Alternating, participants, success
 
 TIMEOUT_S = 4  # deploy/test.sh starts the stack with GEOCHAT_PRESENCE_TIMEOUT_S=4
-
-
-def participants(gateway, room):
-    response = chat(gateway, cmd="participants", chatid=room)
-    assert response.status == 200, response
-    root = element(response, "participants")
-    assert root.getAttribute("chatid") == str(room)
-    return [u.firstChild.data for u in root.getElementsByTagName("user")]
 
 
 def test_participants_byte_order_duplicates_and_leave(stack):

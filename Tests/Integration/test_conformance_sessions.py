@@ -5,15 +5,7 @@ import urllib.parse
 
 from conftest import (DECLARATION, assert_error, chat, check_xml, create, http, messages, say, sql, start,
                       unique_nick, unique_topic, wait_until)
-from conformance import Alternating, element, success
-
-
-def participants(gateway, room):
-    response = chat(gateway, cmd="participants", chatid=room)
-    assert response.status == 200, response
-    root = element(response, "participants")
-    assert root.getAttribute("chatid") == str(room)
-    return [u.firstChild.data for u in root.getElementsByTagName("user")]
+from conformance import Alternating, element, participants, success
 
 
 def test_start_field_example_byte_for_byte_shape(stack):
