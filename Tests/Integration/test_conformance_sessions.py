@@ -88,15 +88,20 @@ def test_end_and_its_aliases_invalidate_the_session_on_both_gateways(stack):
         success(chat(gw(), cmd="join", sessionid=session, chatid=room))
         say(gw(), session, room, "bye")
         success(chat(gw(), cmd=alias, sessionid=session))
-        # At once, on both gateways, every command with the session is refused.
+        # At once, on both gateways, every command acting under the session is refused.
         for g in stack["gateways"]:
             assert_error(chat(g, cmd="say", sessionid=session, chatid=room, msg="x"), 403, "invalid_session")
             assert_error(chat(g, cmd="join", sessionid=session, chatid=room), 403, "invalid_session")
+            assert_error(chat(g, cmd="leave", sessionid=session, chatid=room), 403, "invalid_session")
             assert_error(chat(g, cmd="create", sessionid=session, lon=0.1, lat=0.1, z=1, topic="t"),
                          403, "invalid_session")
-            assert_error(chat(g, cmd="messages", sessionid=session, chatid=room), 403, "invalid_session")
             assert_error(chat(g, cmd="nick", sessionid=session, nick="Again"), 403, "invalid_session")
             assert_error(chat(g, cmd=alias, sessionid=session), 403, "invalid_session")
+        # Polls learn of the end from the session events (docs/protocol.md: milliseconds).
+        for g in stack["gateways"]:
+            wait_until(lambda: chat(g, cmd="messages", sessionid=session, chatid=room).status == 403, timeout=2,
+                       message="polls with the ended session refused")
+            assert_error(chat(g, cmd="messages", sessionid=session, chatid=room), 403, "invalid_session")
         # The session left every room.
         wait_until(lambda: sql(stack, f"SELECT count(*) FROM rooms.memberships WHERE session_id = '{session}'")
                    == [["0"]], message="memberships removed")
