@@ -43,7 +43,7 @@ struct LegacyHandler: Sendable {
             return LegacyXML.rooms(rooms)
 
         case .create(let id, let position, let zoom, let topic):
-            let session = try await current(id)
+            let session = try await live(id)
             let command = RoomsCommand.create(session: session.id, position: position, zoom: zoom, topic: topic)
             guard case .room(let room) = try await backend.rooms(command, key: session.id.value) else {
                 throw .unavailable
@@ -51,17 +51,17 @@ struct LegacyHandler: Sendable {
             return LegacyXML.room(room)
 
         case .join(let id, let room):
-            let session = try await current(id)
+            let session = try await live(id)
             _ = try await backend.rooms(.join(room: room, session: session.id, nick: session.nick), key: String(room))
             return LegacyXML.success()
 
         case .leave(let id, let room):
-            let session = try await current(id)
+            let session = try await live(id)
             _ = try await backend.rooms(.leave(room: room, session: session.id), key: String(room))
             return LegacyXML.success()
 
         case .say(let id, let room, let text):
-            let session = try await current(id)
+            let session = try await live(id)
             let stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
             return LegacyXML.success(id: stored.id)
 
@@ -103,18 +103,13 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    /// The live session behind an id as this gateway knows it (polls, and the
-    /// commands the session service checks itself); the request is a sign of life.
+    /// The live session behind an id as this gateway knows it; the request is a
+    /// sign of life. A `nick` or `end` made through another gateway reaches this
+    /// directory through the session events, milliseconds later (docs/protocol.md,
+    /// decisions): asking the session service on every write would put all
+    /// writes through its one-at-a-time command loop.
     private func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
-        presence.seen(id, atMs: currentTimeMs())
-        return session
-    }
-
-    /// The session as the session service has it now, for commands that act
-    /// under its name (its nick, its liveness): see `SessionDirectory.resolveCurrent`.
-    private func current(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
-        let session = try await sessions.resolveCurrent(id)
         presence.seen(id, atMs: currentTimeMs())
         return session
     }

@@ -54,15 +54,6 @@ final class SessionDirectory: Sendable {
         }
     }
 
-    /// The session as the session service has it now, for commands that write
-    /// under the session's name: a `nick` or `end` through another gateway may
-    /// not have reached this one's event feed yet, and the next `say` must
-    /// already carry the new nick (or be refused). Polls use `resolve`.
-    func resolveCurrent(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
-        if state.withLock({ $0.unknown.contains(id) || $0.sessions[id]?.ended == true }) { throw .invalidSession }
-        return try await ask(id)
-    }
-
     /// What this gateway knows of a session; never asks anyone.
     func known(_ id: SessionID) -> SessionInfo? {
         state.withLock { $0.sessions[id] }
