@@ -45,7 +45,7 @@ def test_say_aliases_get_post_and_body_wins(stack):
         said_id(check_xml(http(gw() + f"/chat.php?cmd=say&sessionid={session}&chatid={room}&msg=a&msg=a"))),
     ]
     assert ids == list(range(1, 8)), "ids strictly increasing from 1"
-    got = messages(gw(), room)
+    got = wait_until(lambda: (lambda ms: ms if len(ms) == 7 else None)(messages(gw(), room)), message="all seven")
     assert [m["text"] for m in got] == ["by msg", "by message", "by text", "by post", "same", "body", "a"]
     assert [m["id"] for m in got] == ids
 
@@ -133,7 +133,9 @@ def test_message_length_counts_code_points_and_is_never_cut(stack):
     room = create(gw(), session, 0.8642, 0.2468, 15, unique_topic())["id"]
     for text in ("m" * 500, "👋" * 500, "  " + "ü" * 500 + "\n\t "):
         message_id = say(gw(), session, room, text)
-        assert messages(gw(), room, past=message_id - 1)[0]["text"] == text.strip()
+        # Read through the other gateway: it shows the message once its event arrived.
+        got = wait_until(lambda: messages(gw(), room, past=message_id - 1), message="message visible")
+        assert got[0]["text"] == text.strip()
     before = messages(gw(), room, past=0, limit=200)
     for text in ("m" * 501, "👋" * 501):
         assert_error(chat(gw(), cmd="say", sessionid=session, chatid=room, msg=text), 400, "too_long")

@@ -38,8 +38,8 @@ def test_participants_byte_order_duplicates_and_leave(stack):
     say(gw(), owner, room, "hello")
     expected = sorted(expected + ["zed"], key=lambda n: n.encode())
     for g in stack["gateways"]:
-        wait_until(lambda: alive(g, room, sessions + [owner]) or participants(g, room) == expected,
-                   message="the speaker joined")
+        wait_until(lambda: alive(g, room, sessions + [owner]) or participants(g, room) == expected, timeout=20,
+                   message="the speaker joined (through the message's event)")
     assert_error(chat(gw(), cmd="participants", chatid=987654321), 404, "no_such_chat")
     assert_error(chat(gw(), cmd="participants"), 400, "missing_param")
 

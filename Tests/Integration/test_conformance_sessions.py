@@ -76,6 +76,7 @@ def test_nick_change_later_messages_and_participants_carry_the_new_nick(stack):
             assert got[said_here]["user"] == new and got[said_there]["user"] == new
             assert got[first]["user"] == old, "earlier messages keep the nick they were written under"
             wait_until(lambda: participants(g, room) == [new], message="participants show the new nick")
+    gw = Alternating(stack["gateways"])
     assert_error(chat(gw(), cmd="nick", sessionid=session, nick="9lives"), 400, "invalid_nick")
     assert_error(chat(gw(), cmd="nick", sessionid=session, nick=""), 400, "invalid_nick")
     assert_error(chat(gw(), cmd="nick", sessionid=session), 400, "missing_param")
