@@ -30,6 +30,7 @@ struct LegacyHandler: Sendable {
     private func handle(_ command: ChatCommand) async throws(ProtocolError) -> String {
         switch command {
         case .start(let nick):
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let key = ServiceClients.newKey()
             let info = try await backend.session(.start(nick: nick.value), key: key, idempotencyKey: key)
             sessions.remember(info)
@@ -79,15 +80,18 @@ struct LegacyHandler: Sendable {
             // of two topics, which may arrive in either order.
             let nicks = members
                 .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
-                .compactMap { member -> String? in
-                    guard let known = sessions.known(member.session) else { return member.nick }
-                    return known.ended ? nil : known.nick
+                .compactMap { member -> Member? in
+                    guard let known = sessions.known(member.session) else { return member }
+                    return known.ended ? nil : Member(session: member.session, nick: known.nick)
                 }
+                .filter { !sessions.bans.isBanned(session: $0.session, nick: $0.nick) }
+                .map(\.nick)
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             return LegacyXML.participants(room: room, nicks: nicks)
 
         case .nick(let id, let nick):
             let session = try await live(id)
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let renamed = try await backend.session(
                 .rename(session: session.id, nick: nick.value), key: session.id.value,
                 idempotencyKey: ServiceClients.newKey())
