@@ -15,7 +15,10 @@ final class MessageReadModel: Sendable {
         case loaded(RoomTimeline, lastPolled: ContinuousClock.Instant)
         /// No such room (answer 404) until the instant; then ask again.
         case absent(until: ContinuousClock.Instant)
-        case removed
+        /// Removed: answer 404. Kept for a while (`removedMemory`) so a load racing
+        /// the owners' removal cannot bring the room back; afterwards the services
+        /// answer 404 themselves (the cold path), and memory stays bounded.
+        case removed(until: ContinuousClock.Instant)
     }
 
     private struct State {
@@ -27,11 +30,16 @@ final class MessageReadModel: Sendable {
     private let backend: ServiceClients
     let capacity: Int
     let idleEviction: Duration
+    let removedMemory: Duration
 
-    init(backend: ServiceClients, capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600)) {
+    init(
+        backend: ServiceClients, capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600),
+        removedMemory: Duration = .seconds(600)
+    ) {
         self.backend = backend
         self.capacity = capacity
         self.idleEviction = idleEviction
+        self.removedMemory = removedMemory
     }
 
     private enum Lookup {
@@ -78,8 +86,10 @@ final class MessageReadModel: Sendable {
                 if now < until { return .noSuchRoom }
                 state.rooms[room] = nil
                 return .notLoaded
-            case .removed?:
-                return .noSuchRoom
+            case .removed(let until)?:
+                if now < until { return .noSuchRoom }
+                state.rooms[room] = nil
+                return .notLoaded
             case nil:
                 return .notLoaded
             }
@@ -100,6 +110,7 @@ final class MessageReadModel: Sendable {
         do {
             let history = try await backend.history(room: room, after: nil, limit: capacity)
             let gap = state.withLock { state -> Bool in
+                // A removal that arrived meanwhile wins over the history read before it.
                 guard case .loading(let buffer, _)? = state.rooms[room] else { return false }
                 var timeline = RoomTimeline(history: history, capacity: capacity)
                 for message in buffer { timeline.apply(message) }
@@ -140,9 +151,12 @@ final class MessageReadModel: Sendable {
         if gap { startBackfill(message.room) }
     }
 
-    /// The room was removed: answer 404 from now on.
-    func remove(_ room: RoomID) {
-        state.withLock { $0.rooms[room] = .removed }
+    /// The rooms were removed: answer 404 from now on.
+    func remove(_ rooms: [RoomID]) {
+        let until = ContinuousClock.now + removedMemory
+        state.withLock { state in
+            for room in rooms { state.rooms[room] = .removed(until: until) }
+        }
     }
 
     private func startBackfill(_ room: RoomID) {
@@ -172,8 +186,8 @@ final class MessageReadModel: Sendable {
             state.rooms = state.rooms.filter { _, entry in
                 switch entry {
                 case .loaded(_, let polled): return now - polled < idleEviction
-                case .absent(let until): return now < until
-                case .loading, .removed: return true
+                case .absent(let until), .removed(let until): return now < until
+                case .loading: return true
                 }
             }
         }
