@@ -45,9 +45,14 @@ struct ExpiryRun: Sendable {
                 "expiry job finished",
                 metadata: [
                     "dry_run": "\(job.dryRun)", "selected": "\(report.selected)", "removed": "\(report.removed)",
-                    "failed": "\(report.failed)", "seconds": "\(ContinuousClock.now - started)",
+                    "failed": "\(report.failed)", "seconds": "\(Self.seconds(ContinuousClock.now - started))",
                 ])
         }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.2f", Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     private func select(_ job: inout ExpiryJobs.Job) async throws {

@@ -169,7 +169,7 @@ def test_two_simultaneous_runs_do_not_both_remove(stack, commands):
 
 
 def test_a_run_killed_half_way_resumes_and_removes_every_room_once(stack, commands):
-    rooms = insert_idle_rooms(stack, 3000, TEST_AGE_S, messages_per_room=2, members_per_room=1)
+    rooms = insert_idle_rooms(stack, 5000, TEST_AGE_S, messages_per_room=2, members_per_room=1)
     me = "pytest-" + uuid.uuid4().hex[:6]
     job = commands.start_own_run(False, TEST_LIMIT_S, me)
     progress = f"SELECT count(*) FROM expiry.job_batches WHERE job_id = {job['id']} AND state = 'done'"
