@@ -24,6 +24,22 @@ final class MessageReadModel: Sendable {
     private struct State {
         var rooms: [RoomID: Entry] = [:]
         var backfilling: Set<RoomID> = []
+        /// Rooms removed lately that were not in `rooms`, one sorted list per
+        /// event (8 bytes a room: an expiry run removes up to millions). A load
+        /// that read the history just before the owners' removal finished
+        /// checks them, so it cannot bring a removed room back.
+        var recentRemovals: [(until: ContinuousClock.Instant, rooms: [RoomID])] = []
+
+        func recentlyRemoved(_ room: RoomID) -> Bool {
+            recentRemovals.contains { batch in
+                var low = 0, high = batch.rooms.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if batch.rooms[mid] < room { low = mid + 1 } else { high = mid }
+                }
+                return low < batch.rooms.count && batch.rooms[low] == room
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -109,9 +125,13 @@ final class MessageReadModel: Sendable {
     private func load(_ room: RoomID) async -> ProtocolError? {
         do {
             let history = try await backend.history(room: room, after: nil, limit: capacity)
-            let gap = state.withLock { state -> Bool in
+            let gap = try state.withLock { state throws(ProtocolError) -> Bool in
                 // A removal that arrived meanwhile wins over the history read before it.
                 guard case .loading(let buffer, _)? = state.rooms[room] else { return false }
+                if state.recentlyRemoved(room) {
+                    state.rooms[room] = .removed(until: .now + removedMemory)
+                    throw .noSuchChat
+                }
                 var timeline = RoomTimeline(history: history, capacity: capacity)
                 for message in buffer { timeline.apply(message) }
                 state.rooms[room] = .loaded(timeline, lastPolled: .now)
@@ -155,7 +175,11 @@ final class MessageReadModel: Sendable {
     func remove(_ rooms: [RoomID]) {
         let until = ContinuousClock.now + removedMemory
         state.withLock { state in
-            for room in rooms { state.rooms[room] = .removed(until: until) }
+            var notHere: [RoomID] = []
+            for room in rooms {
+                if state.rooms[room] != nil { state.rooms[room] = .removed(until: until) } else { notHere.append(room) }
+            }
+            if !notHere.isEmpty { state.recentRemovals.append((until, notHere.sorted())) }
         }
     }
 
@@ -183,6 +207,7 @@ final class MessageReadModel: Sendable {
     func evictIdle() {
         let now = ContinuousClock.now
         state.withLock { state in
+            state.recentRemovals.removeAll { $0.until <= now }
             state.rooms = state.rooms.filter { _, entry in
                 switch entry {
                 case .loaded(_, let polled): return now - polled < idleEviction
