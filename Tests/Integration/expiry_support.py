@@ -118,9 +118,15 @@ def commands(stack):
 
 def insert_idle_rooms(stack, n, age_s, messages_per_room=2, members_per_room=1):
     """`n` rooms (with messages and memberships) last visited `age_s` ago, in one
-    statement straight into the owners' tables, as the benchmark does. Returns their ids."""
+    statement straight into the owners' tables. Returns their ids."""
+    rows = sql(stack, idle_rooms_statement(n, age_s, messages_per_room, members_per_room))
+    return [int(row[0]) for row in rows]
+
+
+def idle_rooms_statement(n, age_s, messages_per_room, members_per_room):
+    """The INSERT of insert_idle_rooms (the benchmark runs it without a time limit)."""
     tag = uuid.uuid4().hex[:8]
-    rows = sql(stack, f"""
+    return f"""
         WITH r AS (
             INSERT INTO rooms.rooms (x, y, z, topic, created_at, last_visited_at)
             SELECT 0.123 + g * 1e-9, 0.456, 15, 'bulk {tag} ' || g,
@@ -134,8 +140,7 @@ def insert_idle_rooms(stack, n, age_s, messages_per_room=2, members_per_room=1):
         members AS (
             INSERT INTO rooms.memberships (room_id, session_id, nick)
             SELECT r.id, 'bulk{tag}' || r.id || '-' || k, 'old' FROM r, generate_series(1, {members_per_room}) k)
-        SELECT id FROM r ORDER BY id""")
-    return [int(row[0]) for row in rows]
+        SELECT id FROM r ORDER BY id"""
 
 
 def ids_sql(ids):
