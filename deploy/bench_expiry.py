@@ -63,7 +63,7 @@ def psql(stack, statement):
     """Like conftest.sql, without its 30 s limit: bulk work on a busy machine takes longer."""
     run = subprocess.run(
         ["psql", "-h", stack["PG_HOST"], "-p", stack["PG_PORT"], "-U", stack["PG_USER"], "-d", stack["PG_DATABASE"],
-         "-At", "-v", "ON_ERROR_STOP=1", "-c", statement], capture_output=True, text=True, check=True)
+         "-Atq", "-v", "ON_ERROR_STOP=1", "-c", statement], capture_output=True, text=True, check=True)
     return [int(line) for line in run.stdout.split()]
 
 
