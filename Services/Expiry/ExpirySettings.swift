@@ -18,9 +18,9 @@ struct ExpirySettings: Sendable {
     /// How many rooms a dry run lists in its report.
     var dryRunListLimit = 1000
 
-    /// An on-demand run's idle limit must lie in this range (seconds): never
-    /// minutes, which would sweep away rooms in use.
-    static let idleLimitRange = 3600...(10 * 366 * 86_400)
+    /// An on-demand run's idle limit must lie in this range (seconds): the
+    /// `room.idle.limit.s` setting's range, one rule for the admin API and here.
+    static let idleLimitRange = SettingsCatalog.definition(SettingName.roomIdleLimit.rawValue)?.range ?? 60...315_360_000
 
     init(_ configuration: Configuration) throws {
         interval = try configuration.seconds("expiry.interval.s", default: 3600)

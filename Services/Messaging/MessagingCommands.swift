@@ -54,6 +54,9 @@ struct MessagingCommands: Sendable {
                 let deleted = try await log.remove(rooms: rooms)
                 logger.info("room messages removed", metadata: ["rooms": "\(rooms.count)", "messages": "\(deleted)"])
                 return .done
+
+            case .messageCounts(let rooms):
+                return .admin(.messageCounts(try await log.messageCounts(rooms)))
             }
         }
     }

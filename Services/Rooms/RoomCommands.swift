@@ -75,6 +75,9 @@ struct RoomCommands: Sendable {
                 logger.info(
                     "rooms removed", metadata: ["count": "\(outcome.new.count)", "asked": "\(rooms.count)", "reason": "\(reason)"])
                 return .roomIDs(outcome.all)
+
+            case .admin(let command):
+                return try await handleAdmin(command)
             }
         }
     }

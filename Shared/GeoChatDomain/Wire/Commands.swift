@@ -28,6 +28,8 @@ public enum RoomsCommand: Codable, Sendable {
     /// of `rooms` removed under `reason`, now or by an earlier attempt, so a
     /// retry after a lost reply learns the whole outcome.
     case removeIdleRooms(rooms: [RoomID], idleBeforeMs: Int64, reason: String)
+    /// Administration: list and search rooms, remove one now (Wire/AdminCommands.swift).
+    case admin(RoomsAdminCommand)
 }
 
 public enum MessagingCommand: Codable, Sendable {
@@ -38,6 +40,8 @@ public enum MessagingCommand: Codable, Sendable {
     /// Deletes the messages of rooms the rooms service removed and tombstones
     /// their logs (idempotent). Sent by expiry after `removeIdleRooms`.
     case removeRooms(rooms: [RoomID])
+    /// Administration: how many messages each room holds. Answered `.admin(.messageCounts)`.
+    case messageCounts(rooms: [RoomID])
 }
 
 /// Commands to the expiry service (its jobs: scheduled and on-demand room expiry).
@@ -64,6 +68,7 @@ public enum ReplyBody: Codable, Sendable {
     case removed(Bool)
     case expiryJob(ExpiryJobReport)
     case expiryJobs([ExpiryJobReport])
+    case admin(AdminReply)
 }
 
 /// An expiry job as operators see it: progress while it runs, its report after.
