@@ -47,6 +47,14 @@ struct MessagingCommands: Sendable {
                     room: room, head: head, after: after, limit: min(max(limit, 1), Limits.maxMessageLimit))
                 return .history(MessageHistory(room: room, head: head, messages: messages))
 
+            case .removeRooms(let rooms):
+                guard rooms.count <= Limits.maxRoomBatch else {
+                    throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+                }
+                let deleted = try await log.remove(rooms: rooms)
+                logger.info("room messages removed", metadata: ["rooms": "\(rooms.count)", "messages": "\(deleted)"])
+                return .done
+
             case .messageCounts(let rooms):
                 return .admin(.messageCounts(try await log.messageCounts(rooms)))
             }
