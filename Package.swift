@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Property-based tests of the parsing layer (tests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // librdkafka's C API. Only Shared/GeoChatKafka/RDKafka imports it.
@@ -88,12 +90,19 @@ let package = Package(
             dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Expiry", swiftSettings: strict),
 
-        .testTarget(name: "GeoChatDomainTests", dependencies: ["GeoChatDomain"], path: "Tests/GeoChatDomainTests"),
+        .testTarget(
+            name: "GeoChatDomainTests",
+            dependencies: ["GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/GeoChatDomainTests"),
         .testTarget(
             name: "GeoChatKafkaTests", dependencies: ["GeoChatKafka", "GeoChatDomain"],
             path: "Tests/GeoChatKafkaTests"),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "GeoChatDomain", "GeoChatKafka"],
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "GeoChatDomain", "GeoChatKafka",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/GatewayTests"),
     ]
 )

@@ -2,6 +2,7 @@ import GeoChatDomain
 import GeoChatKafka
 import GeoChatRuntime
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
@@ -49,6 +50,7 @@ struct GatewayMain {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(30))
                         messages.evictIdle()
+                        limiter.prune()
                         presence.prune(olderThanMs: currentTimeMs() - 2 * settings.presenceTimeoutMs - 60_000)
                     }
                 }
@@ -61,7 +63,8 @@ struct GatewayMain {
             producer.close()
         })
 
-        let router = Router()
+        let limiter = RateLimiter(settings: settings.rateLimits)
+        let router = Router(context: GatewayRequestContext.self)
         HealthRoutes(isReady: isReady) {
             ServiceStatus(
                 service: env.service, instance: env.instanceID, ready: isReady(), assignments: feedConsumer.assignment(),
@@ -70,9 +73,10 @@ struct GatewayMain {
         let handler = LegacyHandler(
             backend: backend, sessions: sessions, messages: messages, presence: presence, lobby: LobbyLocator(),
             settings: settings)
-        LegacyRoutes(handler: handler, settings: settings, logger: env.logger).register(on: router)
+        LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: env.logger).register(on: router)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
+            router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
             logger: env.logger)
         try await runServiceGroup([worker, app], logger: env.logger)
     }

@@ -11,6 +11,13 @@ struct GatewaySettings: Sendable {
     var presenceTimeoutMs: Int64
     /// Most rooms one `chats` answer holds.
     var roomCap: Int
+    /// Abuse limits on posts, room creation and session starts.
+    var rateLimits: RateLimitSettings
+    /// A connection with no request under way for this long is closed; a request
+    /// head must arrive within it too (partial headers do not count as activity).
+    var idleTimeout: Duration
+    /// A POST body must have arrived within this time.
+    var bodyTimeout: Duration
 
     init(_ configuration: Configuration) throws {
         requestTimeout = .milliseconds(try configuration.int("request.timeout.ms", default: 3000))
@@ -20,5 +27,8 @@ struct GatewaySettings: Sendable {
         pathPrefix = prefix
         presenceTimeoutMs = Int64(try configuration.int("presence.timeout.s", default: 60)) * 1000
         roomCap = try configuration.int("room.cap", default: Limits.defaultRoomCap)
+        rateLimits = try RateLimitSettings(configuration)
+        idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
+        bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
     }
 }

@@ -23,10 +23,18 @@ struct MessagingCommands: Sendable {
                     return .posted(earlier)
                 }
                 guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
-                guard
-                    let message = try await log.append(
-                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey)
-                else { throw ProtocolError.noSuchChat }
+                let appended: ChatMessage?
+                do {
+                    appended = try await log.append(
+                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
+                        commitByMs: envelope.deadlineMs - Self.commitMarginMs)
+                } catch where MessageLog.isDuplicateKey(error) {
+                    // Another instance stored this very command meanwhile (a redelivery
+                    // during a rebalance): its message is the answer, never "unavailable".
+                    guard let (earlier, _) = try await log.stored(key: envelope.idempotencyKey) else { throw error }
+                    return .posted(earlier)
+                }
+                guard let message = appended else { throw ProtocolError.noSuchChat }
                 do {
                     try await publish(message, author: author)
                 } catch {
@@ -67,6 +75,10 @@ struct MessagingCommands: Sendable {
         try await log.open(room)
         return try await log.state(of: room)
     }
+
+    /// Time kept between the last moment a say may commit and its deadline: the
+    /// commit itself, and `answer`'s own margin for the reply's way back.
+    static let commitMarginMs: Int64 = 250
 
     private func publish(_ message: ChatMessage, author: SessionID?) async throws {
         try await events.publish(
