@@ -98,6 +98,9 @@ let package = Package(
             name: "GeoChatKafkaTests", dependencies: ["GeoChatKafka", "GeoChatDomain"],
             path: "Tests/GeoChatKafkaTests"),
         .testTarget(
+            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain"],
+            path: "Tests/MessagingTests"),
+        .testTarget(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GeoChatDomain", "GeoChatKafka",

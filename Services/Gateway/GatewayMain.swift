@@ -42,6 +42,7 @@ struct GatewayMain {
                 group.addTask { await topics.keep(Topics.shared) }
                 group.addTask { try? await requests.run() }
                 group.addTask { await feed.run() }
+                group.addTask { await feedConsumer.followRecreatedTopics() }
                 group.addTask {
                     await presence.publishLoop(
                         events: EventPublisher(sender: producer), every: .milliseconds(500), nowMs: currentTimeMs)

@@ -9,6 +9,7 @@ struct MessagingCommands: Sendable {
     let log: MessageLog
     let rooms: RequestClient
     let events: EventPublisher
+    let unpublished: UnpublishedMessages
     let logger: Logger
 
     func handle(_ envelope: RequestEnvelope<MessagingCommand>) async -> Result<ReplyBody, ProtocolError> {
@@ -38,9 +39,10 @@ struct MessagingCommands: Sendable {
                 do {
                     try await publish(message, author: author)
                 } catch {
-                    // Stored is stored: the client gets its success. Gateways find the
-                    // message when the next one of the room shows them the gap.
-                    logger.warning("message stored but not published", metadata: ["room": "\(room)", "id": "\(message.id)", "error": "\(error)"])
+                    // Stored is stored: the client gets its success, and the event goes
+                    // out as soon as the broker takes it again.
+                    unpublished.add(MessageStored(message: message, author: author))
+                    logger.warning("message stored, event not yet published", metadata: ["room": "\(room)", "id": "\(message.id)", "error": "\(error)"])
                 }
                 logger.debug("message stored", metadata: ["room": "\(room)", "id": "\(message.id)"])
                 return .posted(message)
@@ -81,8 +83,11 @@ struct MessagingCommands: Sendable {
     static let commitMarginMs: Int64 = 250
 
     private func publish(_ message: ChatMessage, author: SessionID?) async throws {
+        try await publish(MessageStored(message: message, author: author))
+    }
+
+    func publish(_ stored: MessageStored) async throws {
         try await events.publish(
-            MessageStored(message: message, author: author), schema: EventSchemas.message,
-            topic: Topics.messageEvents, key: String(message.room))
+            stored, schema: EventSchemas.message, topic: Topics.messageEvents, key: String(stored.message.room))
     }
 }

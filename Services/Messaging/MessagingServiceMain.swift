@@ -20,7 +20,10 @@ struct MessagingServiceMain {
             logger: env.logger)
         let rooms = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
         let log = MessageLog(database: database)
-        let commands = MessagingCommands(log: log, rooms: rooms, events: EventPublisher(sender: producer), logger: env.logger)
+        let unpublished = UnpublishedMessages()
+        let commands = MessagingCommands(
+            log: log, rooms: rooms, events: EventPublisher(sender: producer), unpublished: unpublished,
+            logger: env.logger)
         let lifecycle = RoomLifecycleFeed(log: log, consumer: roomEventsIn, logger: env.logger)
         let started = Atomic<Bool>(false)
         let isReady: @Sendable () -> Bool = {
@@ -44,6 +47,7 @@ struct MessagingServiceMain {
                     }.run()
                 }
                 group.addTask { await lifecycle.run() }
+                group.addTask { await unpublished.relay(logger: env.logger) { try await commands.publish($0) } }
                 await group.next()
                 group.cancelAll()
             }

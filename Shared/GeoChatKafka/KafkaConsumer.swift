@@ -24,6 +24,8 @@ public final class KafkaConsumer: Sendable {
     private let queue: DispatchQueue
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
+    /// Tail mode: the offset of the next record expected from each partition.
+    private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
         self.topics = topics
@@ -53,12 +55,62 @@ public final class KafkaConsumer: Sendable {
         case .group:
             try handle.subscribe(topics)
         case .tail:
-            var partitions: [(topic: String, partition: Int32)] = []
+            var partitions: [PartitionID] = []
             for topic in topics {
                 let count = try RDKafkaAdmin.partitionCount(client: handle.client, topic: topic, timeoutMs: 5000)
-                partitions += (0..<Int32(count)).map { (topic, $0) }
+                partitions += (0..<Int32(count)).map { PartitionID(topic: topic, partition: $0) }
             }
-            try handle.assignFromEnd(partitions, timeoutMs: 5000)
+            let starts = try handle.assignFromEnd(partitions, timeoutMs: 5000)
+            nextOffsets.withLock { $0 = starts }
+        }
+    }
+
+    /// Tail mode: notices partitions whose topic the broker made anew and reads
+    /// them again from their first record. A broker that keeps topics in memory
+    /// (Tansu) forgets them when it restarts; once they are re-created their
+    /// offsets start at 0 again, below where this consumer stood, and a fetch
+    /// there would wait forever. "Next expected offset above the high
+    /// watermark" cannot happen on a topic that lives on, so it is the signal.
+    /// Runs until cancelled; a durable Kafka cluster never triggers it.
+    public func followRecreatedTopics(every interval: Duration = .seconds(1)) async {
+        guard case .tail = mode else { return }
+        while !Task.isCancelled && !isClosed {
+            try? await Task.sleep(for: interval)
+            let expected = nextOffsets.withLock { $0 }
+            guard !expected.isEmpty else { continue }
+            // Watermark queries block on the network: off the poll queue, off the cooperative pool.
+            let behind = (try? await offloaded { [handle] in
+                expected.compactMap { partition, next -> PartitionID? in
+                    guard let high = try? handle.watermarks(partition, timeoutMs: 1000).high else { return nil }
+                    return next > high ? partition : nil
+                }
+            }) ?? []
+            guard !behind.isEmpty else { continue }
+            await rewind(behind)
+        }
+    }
+
+    /// Seeks on the poll queue, so no poll runs between the check and the seek.
+    private func rewind(_ partitions: [PartitionID]) async {
+        let done: Result<Void, KafkaError> = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: .success(())) }
+                do throws(KafkaError) {
+                    try handle.seekToBeginning(partitions, timeoutMs: 2000)
+                    nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        switch done {
+        case .success:
+            logger.warning(
+                "topic was made anew by the broker; reading it from its start",
+                metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
+        case .failure(let error):
+            logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
         }
     }
 
@@ -94,13 +146,20 @@ public final class KafkaConsumer: Sendable {
                 guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: []) }
                 var batch: [KafkaRecord] = []
                 var timeout: Int32 = 100
-                while batch.count < 256 {
+                polling: while batch.count < 256 {
                     switch handle.poll(timeoutMs: timeout) {
                     case .record(let record): batch.append(record)
-                    case .nothing: return continuation.resume(returning: batch)
+                    case .nothing: break polling
                     case .error(let text): report(text)
                     }
                     timeout = 0
+                }
+                if case .tail = mode, !batch.isEmpty {
+                    nextOffsets.withLock { offsets in
+                        for record in batch {
+                            offsets[PartitionID(topic: record.topic, partition: record.partition)] = record.offset + 1
+                        }
+                    }
                 }
                 continuation.resume(returning: batch)
             }

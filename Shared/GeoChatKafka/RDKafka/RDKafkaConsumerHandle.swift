@@ -29,20 +29,44 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
     /// watermark as the broker reports it now. An explicit offset (rather than
     /// the logical "end", resolved later) means every record produced after this
     /// call returns is read: readers can rely on that once it returned.
-    func assignFromEnd(_ partitions: [(topic: String, partition: Int32)], timeoutMs: Int32) throws(KafkaError) {
+    /// Returns the offset each partition starts at.
+    func assignFromEnd(_ partitions: [PartitionID], timeoutMs: Int32) throws(KafkaError) -> [PartitionID: Int64] {
         let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
+        var starts: [PartitionID: Int64] = [:]
         for p in partitions {
-            var low: Int64 = 0
-            var high: Int64 = 0
-            let err = rd_kafka_query_watermark_offsets(handle, p.topic, p.partition, &low, &high, timeoutMs)
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-                throw KafkaError.client("watermarks of \(p.topic)[\(p.partition)]: \(err.message)")
-            }
+            let high = try watermarks(p, timeoutMs: timeoutMs).high
             rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = high
+            starts[p] = high
         }
         let err = rd_kafka_assign(handle, list)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }
+        return starts
+    }
+
+    /// The partition's low and high watermarks as its leader reports them now (blocks).
+    func watermarks(_ p: PartitionID, timeoutMs: Int32) throws(KafkaError) -> (low: Int64, high: Int64) {
+        var low: Int64 = 0
+        var high: Int64 = 0
+        let err = rd_kafka_query_watermark_offsets(handle, p.topic, p.partition, &low, &high, timeoutMs)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            throw KafkaError.client("watermarks of \(p.topic)[\(p.partition)]: \(err.message)")
+        }
+        return (low, high)
+    }
+
+    /// Moves assigned partitions back to their first record (blocks until the
+    /// fetcher dropped what it had prefetched from the old position).
+    func seekToBeginning(_ partitions: [PartitionID], timeoutMs: Int32) throws(KafkaError) {
+        let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for p in partitions {
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(RD_KAFKA_OFFSET_BEGINNING)
+        }
+        if let error = rd_kafka_seek_partitions(handle, list, timeoutMs) {
+            defer { rd_kafka_error_destroy(error) }
+            throw KafkaError.client("seek: \(String(cString: rd_kafka_error_string(error)))")
+        }
     }
 
     enum PollResult {

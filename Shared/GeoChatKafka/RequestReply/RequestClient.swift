@@ -38,6 +38,7 @@ public final class RequestClient: Sendable {
             group.addTask { try? await self.expireLoop() }
             group.addTask { try? await self.pingUntilReady() }
             group.addTask { try? await self.keepTopicLoop() }
+            group.addTask { await self.consumer.followRecreatedTopics() }
             for await record in consumer.records {
                 deliver(record)
             }
