@@ -21,6 +21,7 @@ struct GatewayMain {
         let presence = PresenceTracker(gateway: env.instanceID)
         let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, logger: env.logger)
         let feed = EventFeed(consumer: feedConsumer, messages: messages, sessions: sessions, presence: presence, logger: env.logger)
+        let limiter = RateLimiter(settings: settings.rateLimits)
         let feedStarted = Atomic<Bool>(false)
         let isReady: @Sendable () -> Bool = { feedStarted.load(ordering: .acquiring) && requests.isReady }
 
@@ -64,7 +65,6 @@ struct GatewayMain {
             producer.close()
         })
 
-        let limiter = RateLimiter(settings: settings.rateLimits)
         let router = Router(context: GatewayRequestContext.self)
         HealthRoutes(isReady: isReady) {
             ServiceStatus(

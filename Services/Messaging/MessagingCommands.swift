@@ -19,8 +19,11 @@ struct MessagingCommands: Sendable {
                 let text = try ChatText.validate(rawText, length: Limits.messageLength).get(field: "msg")
                 if let (earlier, earlierAuthor) = try await log.stored(key: envelope.idempotencyKey) {
                     // A retry: answer as the first time, and publish again in case
-                    // the first attempt died between commit and publish.
-                    try await publish(earlier, author: earlierAuthor)
+                    // the first attempt died between commit and publish. Stored is
+                    // stored: a broker that refuses the event does not make it an error.
+                    do { try await publish(earlier, author: earlierAuthor) } catch {
+                        unpublished.add(MessageStored(message: earlier, author: earlierAuthor))
+                    }
                     return .posted(earlier)
                 }
                 guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }

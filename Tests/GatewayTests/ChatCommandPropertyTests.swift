@@ -30,7 +30,7 @@ import Testing
 
     @Test func anyQueryIsACommandOrAClientError() async {
         await propertyCheck(count: 3000, input: Self.query, Self.query) { query, body in
-            do {
+            do throws(ProtocolError) {
                 let parameters = try FormParameters(query: query, body: body)
                 _ = try ChatCommand.parse(parameters, roomCap: 500)
             } catch {
@@ -49,7 +49,7 @@ import Testing
             let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed)!
             let query = "cmd=say&sessionid=\(Self.session)&chatid=5&msg=" + encoded
             let trimmed = ChatText.trim(text)
-            do {
+            do throws(ProtocolError) {
                 let command = try ChatCommand.parse(try FormParameters(query: query, body: ""), roomCap: 500)
                 #expect(command == .say(session: SessionID(Self.session)!, room: 5, text: trimmed))
             } catch {

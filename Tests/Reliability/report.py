@@ -97,6 +97,8 @@ def main():
         w(row("5xx other than 503", z["bad_5xx"]))
         w(row("answers that are not the contract's XML", z["not_xml"]))
         w(row("requests closed without an answer", z["unanswered"]))
+        w(row("of them not HTTP at all (broken request line or headers, TLS on the plain port)",
+              f"{z.get('not_http')} (answered 400 without a body by the HTTP layer, or closed; checked for no 5xx and no crash)"))
         w(row("table changes not explained by a 200 answer", ", ".join(f"{k}: {v}" for k, v in z["table_changes_unexplained"].items())))
         w(row("accepted (200) writes among them", ", ".join(f"{k}: {v}" for k, v in z["accepted_changes"].items())))
         w(row("XML-special text read back exactly", z["xml_special_roundtrip"]))

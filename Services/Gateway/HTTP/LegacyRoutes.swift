@@ -32,9 +32,13 @@ struct LegacyRoutes: Sendable {
         to request: Request, _ context: GatewayRequestContext,
         _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
     ) async -> Response {
-        do {
+        do throws(ProtocolError) {
+            let query = request.uri.query ?? ""
+            guard query.utf8.count <= Limits.maxQueryBytes else {
+                throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
+            }
             let body = try await formBody(request)
-            let parameters = try FormParameters(query: Array((request.uri.query ?? "").utf8), body: body)
+            let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
             if let refusal = limiter.admit(legacy, address: context.clientAddress) {
                 return XMLResponse.rateLimited(refusal)
