@@ -149,8 +149,12 @@ struct MessageLog: Sendable {
     }
 
     /// True for a unique violation: the idempotency key is already stored.
+    /// `withTransaction` wraps what failed inside it in a `PostgresTransactionError`.
     static func isDuplicateKey(_ error: any Error) -> Bool {
-        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+        if let wrapped = error as? PostgresTransactionError {
+            return [wrapped.closureError, wrapped.commitError].contains { $0.map(isDuplicateKey) ?? false }
+        }
+        return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
     }
 
     static func nowMs() -> Int64 { ms(Date()) }

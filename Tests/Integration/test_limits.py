@@ -7,6 +7,7 @@ import subprocess
 import time
 import urllib.parse
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -66,25 +67,42 @@ def assert_limited(response):
     return retry
 
 
+def at_once(calls):
+    """Runs the calls in parallel threads: they reach the gateway within
+    milliseconds of each other however slow the machine is."""
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
 def test_posts_per_session(stack, strict_gateway):
     g = strict_gateway
     session = start(g)
     room = chat(g, cmd="create", sessionid=session, lon=0.31, lat=0.31, z=4, topic=unique_topic())
     room_id = int(room.dom().getElementsByTagName("id")[0].firstChild.data)
-    # Two posts within the minimum interval: the second is refused.
-    assert chat(g, cmd="say", sessionid=session, chatid=room_id, msg="one").status == 200
-    too_soon = "too soon " + uuid.uuid4().hex
-    assert assert_limited(chat(g, cmd="say", sessionid=session, chatid=room_id, msg=too_soon)) == 1
-    # The burst of 10 (one of it spent), spaced by the minimum interval; then the bucket is empty.
-    for i in range(9):
+    # Two posts at the same moment: one passes, the other is within the minimum interval.
+    texts = ["twin a " + uuid.uuid4().hex, "twin b " + uuid.uuid4().hex]
+    answers = at_once([lambda t=t: chat(g, cmd="say", sessionid=session, chatid=room_id, msg=t) for t in texts])
+    assert sorted(a.status for a in answers) == [200, 429], answers
+    refused = [t for t, a in zip(texts, answers) if a.status == 429]
+    assert assert_limited([a for a in answers if a.status == 429][0]) == 1
+    # Then posts spaced past the minimum interval until the burst of 10 is spent.
+    began = time.monotonic()
+    passed = 1
+    while True:
         time.sleep(0.25)
-        assert chat(g, cmd="say", sessionid=session, chatid=room_id, msg=f"burst {i}").status == 200, i
-    time.sleep(0.25)
-    over = "over the burst " + uuid.uuid4().hex
-    retry = assert_limited(chat(g, cmd="say", sessionid=session, chatid=room_id, msg=over))
+        text = "burst " + uuid.uuid4().hex
+        answer = chat(g, cmd="say", sessionid=session, chatid=room_id, msg=text)
+        if answer.status == 429:
+            refused.append(text)
+            retry = assert_limited(answer)
+            break
+        assert answer.status == 200, answer
+        passed += 1
+        assert passed <= 10 + (time.monotonic() - began) * 0.2 + 1, "the bucket never ran dry"
+    assert passed >= 10, "the burst of 10 passes"
     assert 1 <= retry <= 5  # 0.2 messages/s: a token every 5 s
     # Refused means nothing was done.
-    for text in (too_soon, over):
+    for text in refused:
         assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE text = '{text}'") == 0
     # Another session is not affected, and reads are never limited.
     other = start(g)
@@ -106,16 +124,22 @@ def test_creates_per_session(stack, strict_gateway):
 
 def test_starts_per_address(stack, strict_gateway):
     g = strict_gateway
-    before = count(stack, "SELECT count(*) FROM session.sessions")
-    answers = [chat(g, cmd="start", nick="Many%d" % i) for i in range(40)]
-    ok = sum(1 for a in answers if a.status == 200)
-    limited = [a for a in answers if a.status == 429]
-    assert limited, "40 starts at once from one address: some must be limited (burst 30)"
-    assert 25 <= ok < 40
-    for a in limited:
-        assert_limited(a)
-    # Each 429 started nothing (other tests may start sessions meanwhile: only an upper bound).
-    assert count(stack, "SELECT count(*) FROM session.sessions") - before >= ok
+    nicks = ["Many%d%s" % (i, uuid.uuid4().hex[:6]) for i in range(45)]
+    began = time.monotonic()
+    answers = at_once([lambda n=n: chat(g, cmd="start", nick=n) for n in nicks])
+    elapsed = time.monotonic() - began
+    ok = [n for n, a in zip(nicks, answers) if a.status == 200]
+    limited = [n for n, a in zip(nicks, answers) if a.status == 429]
+    assert limited, "45 starts at once from one address: some must be limited (burst 30)"
+    # On a loaded machine a start may also time out (503); nothing else is allowed.
+    assert all(a.status in (200, 429, 503) for a in answers), answers
+    assert len(ok) <= 30 + elapsed * 1 + 1, "the burst and what refilled meanwhile (1/s)"
+    for a in answers:
+        if a.status == 429:
+            assert_limited(a)
+    # A refused start started nothing.
+    for nick in limited:
+        assert count(stack, f"SELECT count(*) FROM session.sessions WHERE nick = '{nick}'") == 0
 
 
 def test_idle_connection_is_closed(strict_gateway):
