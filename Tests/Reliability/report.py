@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--fuzz", required=True)
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--short", action="store_true")
+    ap.add_argument("--note", default="", help="a paragraph on the conditions of the run")
     args = ap.parse_args()
     f = load(args.faults) if os.path.exists(args.faults) else None
     z = load(args.fuzz) if os.path.exists(args.fuzz) else None
@@ -40,6 +41,9 @@ def main():
       f"{os.cpu_count()} cores, load average {load1:.1f} at the end, {args.seconds} s in all. "
       "The machine is shared with other engineers' builds: latencies and rates are noisy.")
     w("")
+    if args.note:
+        w(args.note)
+        w("")
     if f:
         w("## Faults under load")
         w("")
@@ -85,7 +89,7 @@ def main():
         w(row("#", "target", "fault", "down", "answering again after restart"))
         w(row("---", "---", "---", "---", "---"))
         for i, x in enumerate(f["faults"], 1):
-            w(row(i, x["target"], x["kind"], f"{x['down_s']} s", f"{x['recovery_s']} s" if x["recovery_s"] is not None else "**never**"))
+            w(row(i, x["target"], x["kind"], f"{x['down_s']} s", f"{x['recovery_s']} s" if x["recovery_s"] is not None else "**not within 60 s**"))
         w("")
     if z:
         w("## Hostile input")
