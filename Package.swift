@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "geochat-rooms", targets: ["RoomsService"]),
         .executable(name: "geochat-messaging", targets: ["MessagingService"]),
         .executable(name: "geochat-expiry", targets: ["ExpiryService"]),
+        .executable(name: "geochat-admin", targets: ["AdminCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -21,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Admin accounts: bcrypt password hashes (HummingbirdBcrypt), SHA-256 of bearer tokens (Crypto),
+        // and the geochat-admin command line.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Property-based tests of the parsing layer (tests only).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
@@ -31,7 +37,9 @@ let package = Package(
             providers: [.apt(["librdkafka-dev"])]),
 
         // Domain types and rules: nicknames, coordinates, limits, XML, the wire contracts.
-        .target(name: "GeoChatDomain", path: "Shared/GeoChatDomain", swiftSettings: strict),
+        .target(
+            name: "GeoChatDomain", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/GeoChatDomain", swiftSettings: strict),
 
         // Kafka transport: producer, consumer, topics, request/reply.
         .target(
@@ -75,7 +83,10 @@ let package = Package(
             path: "Services/Gateway", swiftSettings: strict),
         .executableTarget(
             name: "SessionService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: [
+                "GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
             path: "Services/Session", swiftSettings: strict),
         .executableTarget(
             name: "RoomsService",
@@ -89,6 +100,10 @@ let package = Package(
             name: "ExpiryService",
             dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Expiry", swiftSettings: strict),
+        .executableTarget(
+            name: "AdminCLI",
+            dependencies: ["GeoChatDomain", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/AdminCLI", swiftSettings: strict),
 
         .testTarget(
             name: "GeoChatDomainTests",

@@ -58,7 +58,8 @@ if [ "$RUN_INTEGRATION" = 1 ]; then
   bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
   log "integration: a local cluster with 2 gateways and 2 messaging instances"
   if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build "${NO_RATE_LIMITS[@]}" \
-      --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info; then
+      --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info \
+      --env GEOCHAT_ADMIN_BCRYPT_COST=8; then  # cheap admin password hashes: the debug build on 2 busy cores
     if ! GEOCHAT_STACK_ENV="$TEST_STACK/stack.env" .venv/bin/python -m pytest -v -p no:cacheprovider Tests/Integration; then
       failed=1
     fi

@@ -30,6 +30,7 @@ struct LegacyHandler: Sendable {
     private func handle(_ command: ChatCommand) async throws(ProtocolError) -> String {
         switch command {
         case .start(let nick):
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let key = ServiceClients.newKey()
             let info = try await backend.session(.start(nick: nick.value), key: key, idempotencyKey: key)
             sessions.remember(info)
@@ -76,12 +77,14 @@ struct LegacyHandler: Sendable {
             let now = currentTimeMs()
             let nicks = members
                 .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
+                .filter { !sessions.bans.isBanned(session: $0.session, nick: $0.nick) }
                 .map(\.nick)
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             return LegacyXML.participants(room: room, nicks: nicks)
 
         case .nick(let id, let nick):
             let session = try await live(id)
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let renamed = try await backend.session(
                 .rename(session: session.id, nick: nick.value), key: session.id.value,
                 idempotencyKey: ServiceClients.newKey())

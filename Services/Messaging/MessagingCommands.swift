@@ -57,6 +57,9 @@ struct MessagingCommands: Sendable {
                 let messages = try await log.history(
                     room: room, head: head, after: after, limit: min(max(limit, 1), Limits.maxMessageLimit))
                 return .history(MessageHistory(room: room, head: head, messages: messages))
+
+            case .messageCounts(let rooms):
+                return .admin(.messageCounts(try await log.messageCounts(rooms)))
             }
         }
     }

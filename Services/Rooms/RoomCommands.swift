@@ -57,6 +57,9 @@ struct RoomCommands: Sendable {
                     logger.info("room removed", metadata: ["room": "\(room)", "reason": "idle"])
                 }
                 return .removed(removed)
+
+            case .admin(let command):
+                return try await handleAdmin(command)
             }
         }
     }

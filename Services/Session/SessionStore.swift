@@ -25,7 +25,7 @@ struct SessionStore: Sendable {
                 """,
                 "CREATE INDEX sessions_idle ON session.sessions (last_seen_at) WHERE ended_at IS NULL",
             ])
-    ]
+    ] + AdminStore.migrations
 
     func migrate() async throws {
         try await database.migrateRetrying(schema: "session", migrations: Self.migrations)

@@ -28,7 +28,7 @@ struct ServiceClients: Sendable {
         return history
     }
 
-    private func call<Command: Codable & Sendable>(
+    func call<Command: Codable & Sendable>(
         _ command: Command, _ topic: String, _ key: String, _ idempotencyKey: String
     ) async throws(ProtocolError) -> ReplyBody {
         do {

@@ -15,9 +15,9 @@ struct LegacyRoutes: Sendable {
     let logger: Logger
 
     func register(on router: Router<GatewayRequestContext>) {
-        let roomCap = settings.roomCap
+        let settings = settings
         let endpoints: [(String, @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest)] = [
-            ("chat.php", { p throws(ProtocolError) in .chat(try ChatCommand.parse(p, roomCap: roomCap)) }),
+            ("chat.php", { p throws(ProtocolError) in .chat(try ChatCommand.parse(p, roomCap: settings.roomCap)) }),
             ("add.php", { p throws(ProtocolError) in try LegacyRequest.parseLobbyPost(p) }),
             ("messages.php", { p throws(ProtocolError) in try LegacyRequest.parseLobbyMessages(p) }),
         ]

@@ -4,6 +4,7 @@ import Synchronization
 /// Sessions as this gateway knows them: filled by the session service's events
 /// and, on a miss, by asking it once. Unknown ids stay unknown (ids are random
 /// and only the session service issues them), so they are remembered too.
+/// A banned session (by id or nickname, `bans` fed from `geochat.bans`) is refused.
 final class SessionDirectory: Sendable {
     private struct State {
         var sessions: [SessionID: SessionInfo] = [:]
@@ -12,13 +13,24 @@ final class SessionDirectory: Sendable {
 
     private let state = Mutex(State())
     private let backend: ServiceClients
+    let bans: BanList
     /// Bounds the memory of ids that were never sessions (guessing costs nothing to an attacker).
     static let maxUnknown = 100_000
 
-    init(backend: ServiceClients) { self.backend = backend }
+    init(backend: ServiceClients, bans: BanList = BanList()) {
+        self.backend = backend
+        self.bans = bans
+    }
+
+    /// The live session, or `invalid_session`, or `banned`.
+    func resolve(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let info = try await lookUp(id)
+        if bans.isBanned(session: info.id, nick: info.nick) { throw .banned }
+        return info
+    }
 
     /// The live session, or `invalid_session`.
-    func resolve(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+    private func lookUp(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let known = state.withLock { state -> SessionInfo?? in
             if let info = state.sessions[id] { return .some(info) }
             if state.unknown.contains(id) { return .some(nil) }

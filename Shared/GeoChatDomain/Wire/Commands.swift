@@ -19,6 +19,8 @@ public enum RoomsCommand: Codable, Sendable {
     case idleRooms(idleBeforeMs: Int64, limit: Int)
     /// Removes the room if it is still idle since `idleBeforeMs` (checked again in the same transaction).
     case removeIdle(room: RoomID, idleBeforeMs: Int64)
+    /// Administration: list and search rooms, remove one now (Wire/AdminCommands.swift).
+    case admin(RoomsAdminCommand)
 }
 
 public enum MessagingCommand: Codable, Sendable {
@@ -26,6 +28,8 @@ public enum MessagingCommand: Codable, Sendable {
     case say(room: RoomID, session: SessionID?, nick: String, text: String)
     /// Messages with id > `after` (oldest first), or the latest `limit` when `after` is nil.
     case history(room: RoomID, after: MessageID?, limit: Int)
+    /// Administration: how many messages each room holds. Answered `.admin(.messageCounts)`.
+    case messageCounts(rooms: [RoomID])
 }
 
 /// Commands to the expiry service (its jobs: scheduled and on-demand room expiry).
@@ -52,6 +56,7 @@ public enum ReplyBody: Codable, Sendable {
     case removed(Bool)
     case expiryJob(ExpiryJobReport)
     case expiryJobs([ExpiryJobReport])
+    case admin(AdminReply)
 }
 
 /// An expiry job as operators see it: progress while it runs, its report after.
