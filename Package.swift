@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // Property-based tests of the parsing layer (tests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // librdkafka's C API. Only Shared/GeoChatKafka/RDKafka imports it.
@@ -123,7 +125,10 @@ let package = Package(
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Tests/Benchmarks/HelloWorld", swiftSettings: strict),
 
-        .testTarget(name: "GeoChatDomainTests", dependencies: ["GeoChatDomain"], path: "Tests/GeoChatDomainTests"),
+        .testTarget(
+            name: "GeoChatDomainTests",
+            dependencies: ["GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/GeoChatDomainTests"),
         .testTarget(
             name: "GeoChatKafkaTests", dependencies: ["GeoChatKafka", "GeoChatDomain"],
             path: "Tests/GeoChatKafkaTests"),
@@ -131,7 +136,11 @@ let package = Package(
             name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain"],
             path: "Tests/MessagingTests"),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "GeoChatDomain", "GeoChatKafka"],
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "GeoChatDomain", "GeoChatKafka",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/GatewayTests"),
     ]
 )

@@ -2,6 +2,7 @@ import GeoChatDomain
 import GeoChatKafka
 import GeoChatRuntime
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
@@ -23,6 +24,7 @@ struct GatewayMain {
         ReadModelMetrics.register(sessions: sessions, messages: messages)
         let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, logger: env.logger)
         let feed = EventFeed(consumer: feedConsumer, messages: messages, sessions: sessions, presence: presence, logger: env.logger)
+        let limiter = RateLimiter(settings: settings.rateLimits)
         let feedStarted = Atomic<Bool>(false)
         let isReady: @Sendable () -> Bool = {
             feedStarted.load(ordering: .acquiring) && requests.isReady && adminState.isLoaded
@@ -57,6 +59,7 @@ struct GatewayMain {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(30))
                         messages.evictIdle()
+                        limiter.prune()
                         presence.prune(olderThanMs: currentTimeMs() - 2 * settings.presenceTimeoutMs - 60_000)
                     }
                 }
@@ -70,7 +73,7 @@ struct GatewayMain {
             producer.close()
         })
 
-        let router = Router()
+        let router = Router(context: GatewayRequestContext.self)
         HealthRoutes(isReady: isReady) {
             ServiceStatus(
                 service: env.service, instance: env.instanceID, ready: isReady(), assignments: feedConsumer.assignment(),
@@ -79,7 +82,7 @@ struct GatewayMain {
         let handler = LegacyHandler(
             backend: backend, sessions: sessions, messages: messages, presence: presence, lobby: LobbyLocator(),
             settings: settings)
-        LegacyRoutes(handler: handler, settings: settings, logger: env.logger).register(on: router)
+        LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: env.logger).register(on: router)
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminBackend = AdminBackend(
             services: ServiceClients(requests: requests, timeout: max(settings.requestTimeout, .seconds(10))),
@@ -91,7 +94,8 @@ struct GatewayMain {
             pathPrefix: settings.pathPrefix
         ).register(on: router)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
+            router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
             logger: env.logger)
         try await runServiceGroup([worker, app], logger: env.logger)
     }

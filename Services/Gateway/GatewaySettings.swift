@@ -12,6 +12,13 @@ struct GatewaySettings: Sendable {
     let live: LiveSettings
     var configuredPresenceTimeoutS: Int
     var configuredRoomCap: Int
+    /// Abuse limits on posts, room creation and session starts.
+    var rateLimits: RateLimitSettings
+    /// A connection with no request under way for this long is closed; a request
+    /// head must arrive within it too (partial headers do not count as activity).
+    var idleTimeout: Duration
+    /// A POST body must have arrived within this time.
+    var bodyTimeout: Duration
 
     /// A participant is listed while it showed a sign of life within this time.
     var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
@@ -27,5 +34,8 @@ struct GatewaySettings: Sendable {
         pathPrefix = prefix
         configuredPresenceTimeoutS = try configuration.int("presence.timeout.s", default: 60)
         configuredRoomCap = try configuration.int("room.cap", default: Limits.defaultRoomCap)
+        rateLimits = try RateLimitSettings(configuration)
+        idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
+        bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
     }
 }

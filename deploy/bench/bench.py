@@ -536,7 +536,7 @@ def write_doc(table, lines, plans, meta):
     path = os.path.join(ROOT, "docs", "benchmarks.md")
     generated = "\n".join([
         "<!-- bench:begin (written by deploy/bench.sh; edit outside these markers) -->",
-        f"### Latest run: {meta['when']}", "",
+        f"## Latest run: {meta['when']}", "",
         f"Machine: {meta['machine']}. Build: {meta['build']}. Load while it ran: {meta['load']}.", "",
         f"Command: `{meta['command']}`", "",
         *table, "", *[f"Scenario failed: {f}" for f in meta.get("failed", [])], "",

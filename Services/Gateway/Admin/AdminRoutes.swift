@@ -8,7 +8,7 @@ struct AdminRoutes: Sendable {
     let endpoints: AdminEndpoints
     let pathPrefix: String
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<GatewayRequestContext>) {
         let admin = router.group(RouterPath(pathPrefix + "/admin"))
         admin.post("login") { request, _ in await respond { () async throws(AdminFailure) in try await endpoints.login(request) } }
         admin.post("logout", use: authenticated(endpoints.logout))
@@ -36,7 +36,7 @@ struct AdminRoutes: Sendable {
     typealias Endpoint = @Sendable (AdminCall) async throws(AdminFailure) -> Response
 
     /// Runs the endpoint for the admin behind the request's bearer token; 401 without one.
-    private func authenticated(_ endpoint: @escaping Endpoint) -> @Sendable (Request, BasicRequestContext) async -> Response {
+    private func authenticated(_ endpoint: @escaping Endpoint) -> @Sendable (Request, GatewayRequestContext) async -> Response {
         { request, context in
             await respond { () async throws(AdminFailure) in
                 let (admin, tokenHash) = try await endpoints.authenticate(request)
@@ -60,7 +60,7 @@ struct AdminRoutes: Sendable {
 /// One authenticated admin request.
 struct AdminCall: Sendable {
     let request: Request
-    let context: BasicRequestContext
+    let context: GatewayRequestContext
     let admin: AdminIdentity
     let tokenHash: String
 

@@ -37,7 +37,9 @@ struct ServiceClients: Sendable {
         } catch {
             switch error {
             case .refused(let refusal): throw refusal
-            case .timedOut, .notSent, .unexpectedReply: throw .unavailable
+            case .unexpectedReply: throw .unavailable
+            // The command may have reached its owner and been carried out.
+            case .timedOut, .notSent: throw .outcomeUnknown
             }
         }
     }

@@ -43,22 +43,35 @@ final class SessionDirectory: Sendable {
         case .some(nil):
             throw .invalidSession
         case nil:
-            do throws(ProtocolError) {
-                let info = try await backend.session(.lookup(session: id), key: id.value, idempotencyKey: ServiceClients.newKey())
-                remember(info)
-                if info.ended { throw ProtocolError.invalidSession }
-                return info
-            } catch {
-                if error.code == .invalidSession {
-                    state.withLock { state in
-                        if state.unknown.count >= Self.maxUnknown { state.unknown.removeAll(keepingCapacity: true) }
-                        state.unknown.insert(id)
-                    }
-                }
-                throw error
-            }
+            return try await ask(id)
         }
     }
+
+    /// Asks the session service; remembers what it says, unknown ids included.
+    private func ask(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        do throws(ProtocolError) {
+            let info = try await backend.session(.lookup(session: id), key: id.value, idempotencyKey: ServiceClients.newKey())
+            remember(info)
+            if info.ended { throw ProtocolError.invalidSession }
+            return info
+        } catch {
+            if error.code == .invalidSession {
+                state.withLock { state in
+                    guard state.sessions[id] == nil else { return }
+                    if state.unknown.count >= Self.maxUnknown { state.unknown.removeAll(keepingCapacity: true) }
+                    state.unknown.insert(id)
+                }
+            }
+            throw error
+        }
+    }
+
+    /// What this gateway knows of a session; never asks anyone.
+    func known(_ id: SessionID) -> SessionInfo? {
+        state.withLock { $0.sessions[id] }
+    }
+
+    func knownLive(_ id: SessionID) -> Bool { known(id).map { !$0.ended } ?? false }
 
     /// Takes news of a session unless it is older than what we hold.
     func remember(_ info: SessionInfo) {
