@@ -113,7 +113,7 @@ struct ExpiryJobs: Sendable {
         -> (report: ExpiryJobReport, created: Bool)
     {
         for _ in 0..<5 {
-            if let requestKey, let earlier = try await report(where: "request_key", requestKey) {
+            if let requestKey, let earlier = try await report(requestKey: requestKey) {
                 return (earlier, false)
             }
             let inserted = try await client.query(
@@ -125,7 +125,7 @@ struct ExpiryJobs: Sendable {
             for try await id in inserted.decode(Int64.self) {
                 if let created = try await report(id) { return (created, true) }
             }
-            if let running = try await report(where: "status", "running") { return (running, false) }
+            if let running = try await runningReport() { return (running, false) }
             // The running job finished between the two statements: try again.
         }
         throw ProtocolError.unavailable
@@ -158,26 +158,49 @@ struct ExpiryJobs: Sendable {
         return true
     }
 
+    // Each query spells its columns out: SQL here is only ever a literal with bound values.
     func report(_ id: Int64) async throws -> ExpiryJobReport? {
-        try await reports(client.query("\(unescaped: Self.reportColumns) WHERE id = \(id)", logger: logger)).first
-    }
-
-    func reports(limit: Int) async throws -> [ExpiryJobReport] {
-        try await reports(client.query("\(unescaped: Self.reportColumns) ORDER BY id DESC LIMIT \(limit)", logger: logger))
-    }
-
-    private func report(where column: StaticString, _ value: String) async throws -> ExpiryJobReport? {
-        // `column` is one of two constants of this file, never input.
         try await reports(
-            client.query("\(unescaped: Self.reportColumns) WHERE \(unescaped: "\(column)") = \(value)", logger: logger)
+            client.query(
+                """
+                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
+                    failed, sample, error
+                FROM expiry.jobs WHERE id = \(id)
+                """, logger: logger)
         ).first
     }
 
-    private static let reportColumns = """
-        SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
-            failed, sample, error
-        FROM expiry.jobs
-        """
+    func reports(limit: Int) async throws -> [ExpiryJobReport] {
+        try await reports(
+            client.query(
+                """
+                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
+                    failed, sample, error
+                FROM expiry.jobs ORDER BY id DESC LIMIT \(limit)
+                """, logger: logger))
+    }
+
+    private func report(requestKey: String) async throws -> ExpiryJobReport? {
+        try await reports(
+            client.query(
+                """
+                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
+                    failed, sample, error
+                FROM expiry.jobs WHERE request_key = \(requestKey)
+                """, logger: logger)
+        ).first
+    }
+
+    private func runningReport() async throws -> ExpiryJobReport? {
+        try await reports(
+            client.query(
+                """
+                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
+                    failed, sample, error
+                FROM expiry.jobs WHERE status = 'running'
+                """, logger: logger)
+        ).first
+    }
 
     private func reports(_ rows: PostgresRowSequence) async throws -> [ExpiryJobReport] {
         var reports: [ExpiryJobReport] = []
