@@ -134,9 +134,14 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return lag
     }
 
-    /// Leaves the group (committing stored offsets) and frees the handle.
+    /// Leaves the group, committing stored offsets. The handle is freed only
+    /// when the last reference goes (deinit): a watermark or lag query still
+    /// running on another thread keeps it alive instead of touching freed memory.
     func close() {
         _ = rd_kafka_consumer_close(handle)
+    }
+
+    deinit {
         rd_kafka_destroy(handle)
     }
 }
