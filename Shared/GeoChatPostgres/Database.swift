@@ -3,8 +3,7 @@ import PostgresNIO
 
 /// A service's PostgreSQL: one `PostgresClient` pool, run as a lifecycle service.
 public final class Database: Sendable {
-    /// The pool, measured (see `MeasuredPostgresClient`).
-    public let client: MeasuredPostgresClient
+    public let client: PostgresClient
     public let logger: Logger
 
     public init(settings: PostgresSettings, logger: Logger) {
@@ -16,9 +15,7 @@ public final class Database: Sendable {
         // Fail fast while PostgreSQL is away: requests answer 503 instead of hanging.
         configuration.options.connectTimeout = .seconds(2)
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
-        self.client = MeasuredPostgresClient(
-            pool: PostgresClient(configuration: configuration, backgroundLogger: logger),
-            maxConnections: settings.maxConnections)
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
     }
 

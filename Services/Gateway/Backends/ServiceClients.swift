@@ -28,7 +28,7 @@ struct ServiceClients: Sendable {
         return history
     }
 
-    func call<Command: Codable & Sendable>(
+    private func call<Command: Codable & Sendable>(
         _ command: Command, _ topic: String, _ key: String, _ idempotencyKey: String
     ) async throws(ProtocolError) -> ReplyBody {
         do {
@@ -37,9 +37,7 @@ struct ServiceClients: Sendable {
         } catch {
             switch error {
             case .refused(let refusal): throw refusal
-            case .unexpectedReply: throw .unavailable
-            // The command may have reached its owner and been carried out.
-            case .timedOut, .notSent: throw .outcomeUnknown
+            case .timedOut, .notSent, .unexpectedReply: throw .unavailable
             }
         }
     }

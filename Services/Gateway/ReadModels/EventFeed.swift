@@ -22,10 +22,8 @@ struct EventFeed: Sendable {
                     messages.apply(stored.message)
                 }
             case Topics.roomEvents:
-                switch EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
-                case .removed(let room, _)?: messages.remove([room])
-                case .removedRooms(let rooms, _)?: messages.remove(rooms)
-                default: break
+                if case .removed(let room, _)? = EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
+                    messages.remove(room)
                 }
             case Topics.sessionEvents:
                 if let event = EventDecoding.decode(SessionEvent.self, schema: EventSchemas.session, from: record) {

@@ -1,6 +1,5 @@
 import Foundation
 import GeoChatDomain
-import GeoChatMetrics
 import Logging
 import Synchronization
 
@@ -56,8 +55,7 @@ public final class RequestClient: Sendable {
         _ command: Command, topic: String, key: String, idempotencyKey: String, timeout: Duration
     ) async throws(RequestError) -> ReplyBody {
         let correlationID = Self.randomToken()
-        let started = ContinuousClock.now
-        let deadline = started + timeout
+        let deadline = ContinuousClock.now + timeout
         let envelope = RequestEnvelope(
             correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTopic,
             deadlineMs: Self.nowMs() + timeout.milliseconds, command: command)
@@ -78,13 +76,9 @@ public final class RequestClient: Sendable {
             }
         }
         let reply: ReplyEnvelope
-        do { reply = try await waiter.wait() } catch let error as RequestError {
-            if error == .timedOut { KafkaMetrics.requestTimeouts[topic].increment() }
-            throw error
-        } catch {
+        do { reply = try await waiter.wait() } catch let error as RequestError { throw error } catch {
             throw .unexpectedReply("\(error)")
         }
-        KafkaMetrics.requestDuration[topic].record(since: started)
         if let error = reply.error { throw .refused(error) }
         guard let body = reply.body else { throw .unexpectedReply("reply without body") }
         return body
