@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from conftest import assert_error, chat, check_xml, create, http, messages, room_of, rooms_in, say, start, unique_topic, \
-    wait_until
+from conftest import assert_error, chat, check_xml, create, http, messages, room_of, rooms_in, say, sql, start, \
+    unique_topic, wait_until
 from conformance import OwnGateway, element, lobby_messages, lobby_room, success
 
 PREFIX = "/~rost/geochat"
@@ -60,12 +60,21 @@ def success_id(response):
 
 
 def test_configured_room_cap(stack, prefixed):
+    """GEOCHAT_ROOM_CAP=3 on our gateway, unless an admin stored a live `room.cap`
+    (it wins over the configured value, and reaches every gateway)."""
+    stored = sql(stack, "SELECT value FROM session.settings WHERE name = 'room.cap'")
+    cap = int(stored[0][0]) if stored else 3
     session = start(stack["gateways"][1])
     y = 0.0123456 + uuid.uuid4().int % 1000 * 1e-9
     rooms = [create(stack["gateways"][i % 2], session, 0.875, y, 15, unique_topic()) for i in range(5)]
     box = dict(cmd="chats", lon1=0.875, lat1=y, lon2=0.875, lat2=y, minz=15, maxz=15)
-    assert rooms_in(prefixed_chat(prefixed, **box)) == rooms[2:], "the 3 most recently active, by id"
+
+    def expected(by_recency):  # the `cap` most recently active, ordered by id
+        return sorted(by_recency[-cap:], key=lambda r: r["id"])
+
+    assert rooms_in(prefixed_chat(prefixed, **box)) == expected(rooms)
     assert chat(stack["gateways"][0], cmd="join", sessionid=session, chatid=rooms[0]["id"]).status == 200
-    assert rooms_in(prefixed_chat(prefixed, **box)) == [rooms[0]] + rooms[3:]
-    assert rooms_in(chat(stack["gateways"][0], **box)) == rooms, "the shared gateways keep the default cap"
+    assert rooms_in(prefixed_chat(prefixed, **box)) == expected(rooms[1:] + rooms[:1])
+    if not stored:
+        assert rooms_in(chat(stack["gateways"][0], **box)) == rooms, "the shared gateways keep the default cap"
     assert_error(prefixed_chat(prefixed, cmd="dance"), 400, "unknown_command")
