@@ -80,7 +80,7 @@ struct ExpiryJobs: Sendable {
         try await database.migrateRetrying(schema: "expiry", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     /// What a runner needs to carry on with a job.

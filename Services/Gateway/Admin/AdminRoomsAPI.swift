@@ -38,7 +38,7 @@ extension AdminEndpoints {
             throw error
         }
         // This gateway answers 404 at once; the others on the `removed` event.
-        messages.remove(id)
+        messages.remove([id])
         await backend.audit(call.name, "remove-room", "room \(id)", "ok")
         return AdminJSON.response(AdminAPI.RemovedResponse(removed: id))
     }
