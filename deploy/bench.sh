@@ -68,13 +68,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The load comes from one address and a few sessions: the gateways' abuse limits
-# (docs/operations.md, Abuse limits) are turned off (0) so they measure the server.
-NO_RATE_LIMITS=()
-for key in POST_PER_S POST_BURST POST_MIN_INTERVAL_MS POST_ADDRESS_PER_S POST_ADDRESS_BURST CREATE_PER_S \
-    CREATE_BURST CREATE_ADDRESS_PER_S CREATE_ADDRESS_BURST ROOMS_PER_HOUR START_ADDRESS_PER_S START_ADDRESS_BURST; do
-  NO_RATE_LIMITS+=(--env "GEOCHAT_RATE_$key=0")
-done
-
+# are turned off (NO_RATE_LIMITS from lib.sh) so the figures measure the server.
 # A fresh database each run: the scenarios insert a million rooms.
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 log "stack: 2 gateways, 2 messaging instances, in $STATE"

@@ -46,6 +46,10 @@ def instances(stack, key):
 
 
 def test_every_instance_serves_parseable_metrics(stack):
+    # Some traffic first: a rooms instance, say, consumes nothing until a command or an event comes.
+    gateway = stack["gateways"][0]
+    session = start(gateway)
+    say(gateway, session, create(gateway, session, 0.2, 0.3, 8, unique_topic())["id"], "metrics warm-up")
     for key in SERVICES:
         for url in instances(stack, key):
             samples, types = scrape(url)
