@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "geochat-rooms", targets: ["RoomsService"]),
         .executable(name: "geochat-messaging", targets: ["MessagingService"]),
         .executable(name: "geochat-expiry", targets: ["ExpiryService"]),
+        .executable(name: "geochat-admin", targets: ["AdminCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -21,6 +22,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Admin accounts: bcrypt password hashes (HummingbirdBcrypt), SHA-256 of bearer tokens (Crypto),
+        // and the geochat-admin command line.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // Property-based tests of the parsing layer (tests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // librdkafka's C API. Only Shared/GeoChatKafka/RDKafka imports it.
@@ -29,14 +39,23 @@ let package = Package(
             providers: [.apt(["librdkafka-dev"])]),
 
         // Domain types and rules: nicknames, coordinates, limits, XML, the wire contracts.
-        .target(name: "GeoChatDomain", path: "Shared/GeoChatDomain", swiftSettings: strict),
+        .target(
+            name: "GeoChatDomain", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/GeoChatDomain", swiftSettings: strict),
+
+        // Metric names and the labelled-family cache the instrumented seams share.
+        .target(
+            name: "GeoChatMetrics",
+            dependencies: [.product(name: "Metrics", package: "swift-metrics")],
+            path: "Shared/GeoChatMetrics", swiftSettings: strict),
 
         // Kafka transport: producer, consumer, topics, request/reply.
         .target(
             name: "GeoChatKafka",
             dependencies: [
-                "CRdKafka", "GeoChatDomain",
+                "CRdKafka", "GeoChatDomain", "GeoChatMetrics",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/GeoChatKafka", swiftSettings: strict),
@@ -45,9 +64,11 @@ let package = Package(
         .target(
             name: "GeoChatPostgres",
             dependencies: [
-                "GeoChatRuntime",
+                "GeoChatRuntime", "GeoChatMetrics",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/GeoChatPostgres", swiftSettings: strict),
 
@@ -55,25 +76,31 @@ let package = Package(
         .target(
             name: "GeoChatRuntime",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Shared/GeoChatRuntime", swiftSettings: strict),
 
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Gateway", swiftSettings: strict),
         .executableTarget(
             name: "SessionService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: [
+                "GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
             path: "Services/Session", swiftSettings: strict),
         .executableTarget(
             name: "RoomsService",
@@ -87,8 +114,21 @@ let package = Package(
             name: "ExpiryService",
             dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Expiry", swiftSettings: strict),
+        .executableTarget(
+            name: "AdminCLI",
+            dependencies: ["GeoChatDomain", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/AdminCLI", swiftSettings: strict),
 
-        .testTarget(name: "GeoChatDomainTests", dependencies: ["GeoChatDomain"], path: "Tests/GeoChatDomainTests"),
+        // The benchmark's reference: a bare Hummingbird hello world, built and run like the gateway.
+        .executableTarget(
+            name: "HelloWorld",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/Benchmarks/HelloWorld", swiftSettings: strict),
+
+        .testTarget(
+            name: "GeoChatDomainTests",
+            dependencies: ["GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/GeoChatDomainTests"),
         .testTarget(
             name: "GeoChatKafkaTests", dependencies: ["GeoChatKafka", "GeoChatDomain"],
             path: "Tests/GeoChatKafkaTests"),
@@ -96,7 +136,11 @@ let package = Package(
             name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain"],
             path: "Tests/MessagingTests"),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "GeoChatDomain", "GeoChatKafka"],
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "GeoChatDomain", "GeoChatKafka",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/GatewayTests"),
     ]
 )

@@ -5,6 +5,13 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_BIN=/usr/lib/postgresql/15/bin
 
+# stack.sh options that turn the gateways' rate limits off, for stacks that
+# carry load tests (the limits themselves are tested on a gateway with defaults).
+NO_RATE_LIMITS=(--env GEOCHAT_RATE_POST_PER_S=0 --env GEOCHAT_RATE_POST_ADDRESS_PER_S=0
+  --env GEOCHAT_RATE_POST_MIN_INTERVAL_MS=0 --env GEOCHAT_RATE_CREATE_PER_S=0
+  --env GEOCHAT_RATE_CREATE_ADDRESS_PER_S=0 --env GEOCHAT_RATE_START_ADDRESS_PER_S=0
+  --env GEOCHAT_RATE_ROOMS_PER_HOUR=0)
+
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 

@@ -47,7 +47,7 @@ build() {
   log "build: swift build -c $CONFIG (the first build takes several minutes)"
   (cd "$ROOT" && swift build -c "$CONFIG" \
     --product geochat-gateway --product geochat-session --product geochat-rooms \
-    --product geochat-messaging --product geochat-expiry 2>&1 | grep -E "error|warning: unre|Compiling|Build|Linking" | tail -n 5) || true
+    --product geochat-messaging --product geochat-expiry --product geochat-admin 2>&1 | grep -E "error|warning: unre|Compiling|Build|Linking" | tail -n 5) || true
   for s in "${SERVICES[@]}"; do [ -x "$(bin_dir)/geochat-$s" ] || die "build: geochat-$s is missing"; done
 }
 

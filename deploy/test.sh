@@ -4,6 +4,9 @@
 # broker, then brings up a local cluster (2 gateways, 2 messaging instances)
 # and runs the HTTP integration tests against it. Tears everything down.
 #
+# Then the short fault-injection harness and the hostile-input corpus
+# (deploy/faults.sh --short, on a cluster of its own, ~4 min).
+#
 #   deploy/test.sh [--unit-only | --integration-only]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +22,8 @@ esac
 
 bash deploy/install.sh
 .venv/bin/python -c 'import pytest' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'pytest>=8'
+# The metrics test checks /metrics with the reference Prometheus text parser.
+.venv/bin/python -c 'import prometheus_client' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'prometheus-client>=0.20'
 
 log "build: swift build --build-tests (the first build takes several minutes)"
 mkdir -p "$ROOT/.data"
@@ -28,6 +33,7 @@ if ! swift build --build-tests > "$ROOT/.data/build.log" 2>&1; then
 fi
 
 failed=0
+bash deploy/check-sql.sh || failed=1
 KAFKA_STATE="$ROOT/.data/test-kafka"
 TEST_STACK="$ROOT/.data/test-stack"
 
@@ -53,8 +59,10 @@ fi
 if [ "$RUN_INTEGRATION" = 1 ]; then
   bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
   log "integration: a local cluster with 2 gateways and 2 messaging instances"
-  if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build \
-      --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info; then
+  if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build "${NO_RATE_LIMITS[@]}" \
+      --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info \
+      --env GEOCHAT_EXPIRY_BATCH_SIZE=100 \
+      --env GEOCHAT_ADMIN_BCRYPT_COST=8; then  # cheap admin password hashes: the debug build on 2 busy cores
     if ! GEOCHAT_STACK_ENV="$TEST_STACK/stack.env" .venv/bin/python -m pytest -v -p no:cacheprovider Tests/Integration; then
       failed=1
     fi
@@ -66,6 +74,12 @@ if [ "$RUN_INTEGRATION" = 1 ]; then
       echo "===== last lines of $f"; tail -n 60 "$f" | grep -v "Connection refused" | tail -n 30
     done
   fi
+fi
+
+if [ "$RUN_INTEGRATION" = 1 ]; then
+  bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
+  log "reliability: short fault-injection harness and hostile-input corpus"
+  if ! bash deploy/faults.sh --short --no-doc; then failed=1; fi
 fi
 
 if [ "$failed" = 0 ]; then log "all tests passed"; else log "tests FAILED"; fi

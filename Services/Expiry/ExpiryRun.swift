@@ -4,60 +4,162 @@ import GeoChatKafka
 import GeoChatRuntime
 import Logging
 
-/// One expiry run: ask the rooms service for rooms idle since the cutoff, in
-/// batches, and have each removed. The rooms service checks idleness again
-/// inside its removal, so a room visited meanwhile survives, and removing a
-/// room twice is a no-op.
+/// Carries out one expiry job, from wherever it stopped:
+///
+/// 1. selecting: page through the rooms service's idle rooms (by id, so a page
+///    boundary is a cursor) and record each page as batches with the cursor;
+/// 2. removing: each pending batch goes to the rooms service (which removes the
+///    rooms still idle, re-checked in its transaction, and names all it removed
+///    for this job, earlier attempts included), then its removed rooms go to the
+///    messaging service (messages deleted, logs tombstoned); the batch is done.
+///
+/// Every step is idempotent and recorded before the next, so a restart at any
+/// point repeats at most one step of a batch and never removes a room twice.
+/// A dry run only selects: it counts and lists, and changes nothing.
 struct ExpiryRun: Sendable {
-    let rooms: RequestClient
+    let client: RequestClient
     let jobs: ExpiryJobs
-    let idleLimit: Duration
-    let batchSize: Int
+    let settings: ExpirySettings
     let logger: Logger
 
-    func run(trigger: String) async throws {
-        let idleBefore = Date().addingTimeInterval(-Double(idleLimit.components.seconds))
-        let ran = try await jobs.exclusively {
-            let job = try await jobs.begin(trigger: trigger, idleBefore: idleBefore)
-            var report = ExpiryJobs.Report()
-            do {
-                try await removeIdleRooms(before: idleBefore, report: &report)
-                try await jobs.finish(job, report: report, status: "finished", error: nil)
-                if report.examined > 0 {
-                    logger.info(
-                        "expiry run finished",
-                        metadata: ["job": "\(job)", "examined": "\(report.examined)", "removed": "\(report.removed)", "failed": "\(report.failed)"])
-                }
-            } catch {
-                try? await jobs.finish(job, report: report, status: "failed", error: "\(error)")
-                throw error
-            }
-        }
-        if !ran { logger.debug("another instance is running expiry; skipped") }
+    /// An owner refused a command outright (not a timeout): retrying will not help.
+    struct Refused: Error {
+        let error: ProtocolError
     }
 
-    private func removeIdleRooms(before: Date, report: inout ExpiryJobs.Report) async throws {
-        let cutoff = Int64(before.timeIntervalSince1970 * 1000)
-        var failedRooms = Set<RoomID>()
+    func execute(_ job: ExpiryJobs.Job) async throws {
+        var job = job
+        var log = logger
+        log[metadataKey: "job"] = "\(job.id)"
+        let started = ContinuousClock.now
+        ExpiryProgress.started(job: job.id)
+        do {
+            try await run(&job, logger: log)
+        } catch {
+            await reportProgress(of: job.id, finishedAs: "failed")
+            throw error
+        }
+        await reportProgress(of: job.id, finishedAs: "finished")
+        if let report = try await jobs.report(job.id), report.selected > 0 || report.failed > 0 {
+            log.info(
+                "expiry job finished",
+                metadata: [
+                    "dry_run": "\(job.dryRun)", "selected": "\(report.selected)", "removed": "\(report.removed)",
+                    "failed": "\(report.failed)", "seconds": "\(Self.seconds(ContinuousClock.now - started))",
+                ])
+        }
+    }
+
+    private func run(_ job: inout ExpiryJobs.Job, logger log: Logger) async throws {
+        if job.phase == "selecting" {
+            if job.selectCursor > 0 { log.info("expiry job resumes its selection", metadata: ["after_room": "\(job.selectCursor)"]) }
+            try await select(&job)
+        } else {
+            log.info("expiry job resumes its removal")
+        }
+        if !job.dryRun { try await removeSelected(job, logger: log) }
+        try await jobs.finish(job, status: "finished", error: nil)
+    }
+
+    /// The job's counts as recorded, for the metrics (`ExpiryProgress`); best effort.
+    private func reportProgress(of job: Int64, finishedAs status: String? = nil) async {
+        guard let report = try? await jobs.report(job) else { return }
+        if let status {
+            ExpiryProgress.finished(
+                job: job, status: status, examined: report.examined, removed: report.removed, failed: report.failed)
+        } else {
+            ExpiryProgress.progress(examined: report.examined, removed: report.removed, failed: report.failed)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.2f", Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    private func select(_ job: inout ExpiryJobs.Job) async throws {
         while true {
-            let reply = try await rooms.request(
-                RoomsCommand.idleRooms(idleBeforeMs: cutoff, limit: batchSize + failedRooms.count),
-                topic: Topics.roomsCommands, key: "expiry", idempotencyKey: "expiry-scan-\(UUID())", timeout: .seconds(10))
-            guard case .roomIDs(let all) = reply else { throw RequestError.unexpectedReply("\(reply)") }
-            let batch = all.filter { !failedRooms.contains($0) }
-            if batch.isEmpty { return }
-            for room in batch {
-                report.examined += 1
-                do {
-                    let answer = try await rooms.request(
-                        RoomsCommand.removeIdle(room: room, idleBeforeMs: cutoff), topic: Topics.roomsCommands,
-                        key: String(room), idempotencyKey: "expire-\(room)-\(cutoff)", timeout: .seconds(10))
-                    if case .removed(true) = answer { report.removed += 1 }
-                } catch {
-                    report.failed += 1
-                    failedRooms.insert(room)
-                    logger.warning("room not expired", metadata: ["room": "\(room)", "error": "\(error)"])
+            let reply = try await call(
+                RoomsCommand.idleRoomsAfter(after: job.selectCursor, idleBeforeMs: job.idleBeforeMs, limit: settings.pageSize),
+                topic: Topics.roomsCommands, key: "expiry-\(job.id)", idempotencyKey: "expiry-\(job.id)-select-\(job.selectCursor)")
+            guard case .roomIDs(let page) = reply else { throw RequestError.unexpectedReply("\(reply)") }
+            guard let last = page.last else { break }
+            if job.dryRun {
+                try await jobs.recordDryRunPage(&job, rooms: page, cursor: last, sampleLimit: settings.dryRunListLimit)
+            } else {
+                let batches = stride(from: 0, to: page.count, by: settings.batchSize).map {
+                    Array(page[$0..<min($0 + settings.batchSize, page.count)])
                 }
+                try await jobs.recordSelection(&job, batches: batches, cursor: last)
+            }
+            if page.count < settings.pageSize { break }
+        }
+        try await jobs.selectionDone(&job)
+    }
+
+    /// Runs the pending batches, `parallel` at a time: while the rooms service
+    /// removes one batch, the messaging service clears the previous one.
+    private func removeSelected(_ job: ExpiryJobs.Job, logger: Logger) async throws {
+        let pending = try await jobs.pendingBatches(of: job)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = pending.makeIterator()
+            for _ in 0..<settings.parallel {
+                guard let batch = next.next() else { break }
+                group.addTask { try await remove(batch, of: job, logger: logger) }
+            }
+            while try await group.next() != nil {
+                guard let batch = next.next() else { continue }
+                group.addTask { try await remove(batch, of: job, logger: logger) }
+            }
+        }
+    }
+
+    private func remove(_ batch: ExpiryJobs.Batch, of job: ExpiryJobs.Job, logger: Logger) async throws {
+        do {
+            var removed = batch.removed
+            if batch.state == "selected" {
+                let reply = try await call(
+                    RoomsCommand.removeIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason),
+                    topic: Topics.roomsCommands, key: "expiry-\(job.id)", idempotencyKey: "expiry-\(job.id)-rooms-\(batch.number)")
+                guard case .roomIDs(let ids) = reply else { throw RequestError.unexpectedReply("\(reply)") }
+                removed = ids
+                try await jobs.roomsRemoved(job, batch: batch.number, removed: ids)
+            }
+            if !removed.isEmpty {
+                let reply = try await call(
+                    MessagingCommand.removeRooms(rooms: removed), topic: Topics.messagingCommands,
+                    key: "expiry-\(job.id)-\(batch.number)", idempotencyKey: "expiry-\(job.id)-messages-\(batch.number)")
+                guard case .done = reply else { throw RequestError.unexpectedReply("\(reply)") }
+            }
+            try await jobs.batchDone(job, batch: batch.number, examined: batch.rooms.count, removed: removed.count)
+            await reportProgress(of: job.id)
+        } catch let refused as Refused {
+            logger.error(
+                "expiry batch refused", metadata: ["batch": "\(batch.number)", "rooms": "\(batch.rooms.count)", "error": "\(refused.error.text)"])
+            try await jobs.batchFailed(job, batch: batch.number, rooms: batch.rooms.count, error: refused.error.text)
+        }
+    }
+
+    /// A request to an owner, asked again (same idempotency key) until it is
+    /// answered: an owner or the broker being away delays the job, never skips
+    /// a step. Cancellation (shutdown) ends it; the job resumes after restart.
+    private func call<Command: Codable & Sendable>(
+        _ command: Command, topic: String, key: String, idempotencyKey: String
+    ) async throws -> ReplyBody {
+        var attempt = 0
+        while true {
+            do {
+                return try await client.request(
+                    command, topic: topic, key: key, idempotencyKey: idempotencyKey, timeout: settings.requestTimeout)
+            } catch {
+                if case .refused(let refusal) = error, refusal.code != .unavailable { throw Refused(error: refusal) }
+                attempt += 1
+                if attempt == 1 || attempt % 10 == 0 {
+                    logger.warning(
+                        "expiry request not answered yet, retrying",
+                        metadata: ["topic": "\(topic)", "attempt": "\(attempt)", "error": "\(error)"])
+                }
+                try await Task.sleep(for: .milliseconds(min(5000, 250 * attempt)))
             }
         }
     }

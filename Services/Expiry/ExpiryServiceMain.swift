@@ -4,49 +4,59 @@ import GeoChatPostgres
 import GeoChatRuntime
 import Synchronization
 
-/// geochat-expiry: on a schedule, has rooms nobody visited within the idle
-/// limit (default 30 days) removed through the rooms service, and records each run.
+/// geochat-expiry: on a schedule and on demand (`ExpiryCommand`s on
+/// `geochat.expiry.commands`), has rooms nobody visited within the idle limit
+/// (default 30 days) removed through their owners, in resumable batches, one
+/// job at a time cluster-wide, and records each job's report.
 @main
 struct ExpiryServiceMain {
     static func main() async throws {
         let env = try ServiceEnvironment(service: "expiry", defaultPort: 9104)
-        let interval = try env.configuration.seconds("expiry.interval.s", default: 3600)
-        let idleLimit = try env.configuration.seconds("room.idle.limit.s", default: 30 * 86_400)
+        let settings = try ExpirySettings(env.configuration)
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
-        let rooms = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
+        let commandsIn = try KafkaConsumer(
+            settings: env.kafka, topics: [Topics.expiryCommands], mode: .group("geochat-expiry"), logger: env.logger)
+        let client = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
         let jobs = ExpiryJobs(database: database)
-        let expiry = ExpiryRun(rooms: rooms, jobs: jobs, idleLimit: idleLimit, batchSize: 500, logger: env.logger)
-        let migrated = Atomic<Bool>(false)
-        let isReady: @Sendable () -> Bool = { migrated.load(ordering: .acquiring) && rooms.isReady }
+        let run = ExpiryRun(client: client, jobs: jobs, settings: settings, logger: env.logger)
+        let runner = ExpiryRunner(jobs: jobs, run: run, settings: settings, logger: env.logger)
+        let commands = ExpiryCommands(jobs: jobs, settings: settings, logger: env.logger)
+        let started = Atomic<Bool>(false)
+        let isReady: @Sendable () -> Bool = { started.load(ordering: .acquiring) && client.isReady }
 
         let main = Worker("expiry", body: {
             try await jobs.migrate()
             let topics = TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
             try await topics.ensureRetrying(Topics.shared)
-            migrated.store(true, ordering: .releasing)
-            env.logger.info("expiry service started", metadata: ["interval_s": "\(interval.components.seconds)", "idle_limit_s": "\(idleLimit.components.seconds)"])
+            try await commandsIn.start()
+            started.store(true, ordering: .releasing)
+            env.logger.info(
+                "expiry service started",
+                metadata: [
+                    "interval_s": "\(settings.interval.components.seconds)",
+                    "idle_limit_s": "\(settings.idleLimit.components.seconds)", "batch_size": "\(settings.batchSize)",
+                    "parallel": "\(settings.parallel)",
+                ])
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await topics.keep(Topics.shared) }
-                group.addTask { try? await rooms.run() }
+                group.addTask { try? await client.run() }
                 group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: interval)
-                        guard rooms.isReady else { continue }
-                        do { try await expiry.run(trigger: "schedule") } catch {
-                            env.logger.warning("expiry run failed", metadata: ["error": "\(error)"])
-                        }
-                    }
+                    await CommandProcessor(consumer: commandsIn, producer: producer, logger: env.logger) {
+                        await commands.handle($0)
+                    }.run()
                 }
+                group.addTask { await runner.loop(isReady: isReady) }
                 await group.next()
                 group.cancelAll()
             }
         }, shutdown: {
-            await rooms.shutdown()
+            await commandsIn.close()
+            await client.shutdown()
             producer.close()
         })
         let health = HealthRoutes(isReady: isReady) {
-            ServiceStatus(service: env.service, instance: env.instanceID, ready: isReady(), assignments: [])
+            ServiceStatus(service: env.service, instance: env.instanceID, ready: isReady(), assignments: commandsIn.assignment())
         }
         try await runServiceGroup(
             [database.client, main, adminServer(health: health, host: env.httpHost, port: env.httpPort, logger: env.logger)],

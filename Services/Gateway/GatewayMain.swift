@@ -2,6 +2,7 @@ import GeoChatDomain
 import GeoChatKafka
 import GeoChatRuntime
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
@@ -15,13 +16,19 @@ struct GatewayMain {
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let requests = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
         let backend = ServiceClients(requests: requests, timeout: settings.requestTimeout)
-        let sessions = SessionDirectory(backend: backend)
+        let adminState = try SettingsAndBansFeed(
+            kafka: env.kafka, settings: settings.live, bans: BanList(), logger: env.logger)
+        let sessions = SessionDirectory(backend: backend, bans: adminState.bans)
         let messages = MessageReadModel(backend: backend)
         let presence = PresenceTracker(gateway: env.instanceID)
+        ReadModelMetrics.register(sessions: sessions, messages: messages)
         let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, logger: env.logger)
         let feed = EventFeed(consumer: feedConsumer, messages: messages, sessions: sessions, presence: presence, logger: env.logger)
+        let limiter = RateLimiter(settings: settings.rateLimits)
         let feedStarted = Atomic<Bool>(false)
-        let isReady: @Sendable () -> Bool = { feedStarted.load(ordering: .acquiring) && requests.isReady }
+        let isReady: @Sendable () -> Bool = {
+            feedStarted.load(ordering: .acquiring) && requests.isReady && adminState.isLoaded
+        }
 
         let worker = Worker("gateway", body: {
             let topics = TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
@@ -35,12 +42,14 @@ struct GatewayMain {
                     try await Task.sleep(for: .seconds(1))
                 }
             }
+            try await adminState.start()
             feedStarted.store(true, ordering: .releasing)
             env.logger.info("gateway feeds started", metadata: ["port": "\(env.httpPort)"])
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await topics.keep(Topics.shared) }
                 group.addTask { try? await requests.run() }
                 group.addTask { await feed.run() }
+                group.addTask { await adminState.run() }
                 group.addTask { await feedConsumer.followRecreatedTopics() }
                 group.addTask {
                     await presence.publishLoop(
@@ -50,6 +59,7 @@ struct GatewayMain {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(30))
                         messages.evictIdle()
+                        limiter.prune()
                         presence.prune(olderThanMs: currentTimeMs() - 2 * settings.presenceTimeoutMs - 60_000)
                     }
                 }
@@ -58,11 +68,12 @@ struct GatewayMain {
             }
         }, shutdown: {
             await feedConsumer.close()
+            await adminState.close()
             await requests.shutdown()
             producer.close()
         })
 
-        let router = Router()
+        let router = Router(context: GatewayRequestContext.self)
         HealthRoutes(isReady: isReady) {
             ServiceStatus(
                 service: env.service, instance: env.instanceID, ready: isReady(), assignments: feedConsumer.assignment(),
@@ -71,9 +82,20 @@ struct GatewayMain {
         let handler = LegacyHandler(
             backend: backend, sessions: sessions, messages: messages, presence: presence, lobby: LobbyLocator(),
             settings: settings)
-        LegacyRoutes(handler: handler, settings: settings, logger: env.logger).register(on: router)
+        LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: env.logger).register(on: router)
+        // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
+        let adminBackend = AdminBackend(
+            services: ServiceClients(requests: requests, timeout: max(settings.requestTimeout, .seconds(10))),
+            gateway: env.instanceID, logger: env.logger)
+        AdminRoutes(
+            endpoints: AdminEndpoints(
+                backend: adminBackend, sessions: sessions, presence: presence, messages: messages, settings: settings,
+                throttle: LoginThrottle(), logger: env.logger),
+            pathPrefix: settings.pathPrefix
+        ).register(on: router)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
+            router: router, server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(env.httpHost, port: env.httpPort), serverName: nil),
             logger: env.logger)
         try await runServiceGroup([worker, app], logger: env.logger)
     }

@@ -7,18 +7,35 @@ struct GatewaySettings: Sendable {
     var requestTimeout: Duration
     /// Put in front of `/chat.php`, `/add.php`, `/messages.php`, e.g. `/~rost/geochat`.
     var pathPrefix: String
-    /// A participant is listed while it showed a sign of life within this time.
-    var presenceTimeoutMs: Int64
-    /// Most rooms one `chats` answer holds.
-    var roomCap: Int
+    /// Settings an admin may change while the gateway runs (`geochat.settings`);
+    /// the configured values below apply while none is stored.
+    let live: LiveSettings
+    var configuredPresenceTimeoutS: Int
+    var configuredRoomCap: Int
+    /// Abuse limits on posts, room creation and session starts.
+    var rateLimits: RateLimitSettings
+    /// A connection with no request under way for this long is closed; a request
+    /// head must arrive within it too (partial headers do not count as activity).
+    var idleTimeout: Duration
+    /// A POST body must have arrived within this time.
+    var bodyTimeout: Duration
 
-    init(_ configuration: Configuration) throws {
+    /// A participant is listed while it showed a sign of life within this time.
+    var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
+    /// Most rooms one `chats` answer holds.
+    var roomCap: Int { live.int(.roomCap, default: configuredRoomCap) }
+
+    init(_ configuration: Configuration, live: LiveSettings = LiveSettings()) throws {
+        self.live = live
         requestTimeout = .milliseconds(try configuration.int("request.timeout.ms", default: 3000))
         var prefix = configuration.string("path.prefix", default: "")
         while prefix.hasSuffix("/") { prefix.removeLast() }
         if !prefix.isEmpty && !prefix.hasPrefix("/") { prefix = "/" + prefix }
         pathPrefix = prefix
-        presenceTimeoutMs = Int64(try configuration.int("presence.timeout.s", default: 60)) * 1000
-        roomCap = try configuration.int("room.cap", default: Limits.defaultRoomCap)
+        configuredPresenceTimeoutS = try configuration.int("presence.timeout.s", default: 60)
+        configuredRoomCap = try configuration.int("room.cap", default: Limits.defaultRoomCap)
+        rateLimits = try RateLimitSettings(configuration)
+        idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
+        bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
     }
 }

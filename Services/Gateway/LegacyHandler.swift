@@ -30,6 +30,7 @@ struct LegacyHandler: Sendable {
     private func handle(_ command: ChatCommand) async throws(ProtocolError) -> String {
         switch command {
         case .start(let nick):
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let key = ServiceClients.newKey()
             let info = try await backend.session(.start(nick: nick.value), key: key, idempotencyKey: key)
             sessions.remember(info)
@@ -74,14 +75,23 @@ struct LegacyHandler: Sendable {
                 throw .unavailable
             }
             let now = currentTimeMs()
+            // The nick and liveness come from the session directory when it knows
+            // the session: a membership's copy of the nick is updated from events
+            // of two topics, which may arrive in either order.
             let nicks = members
                 .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
+                .compactMap { member -> Member? in
+                    guard let known = sessions.known(member.session) else { return member }
+                    return known.ended ? nil : Member(session: member.session, nick: known.nick)
+                }
+                .filter { !sessions.bans.isBanned(session: $0.session, nick: $0.nick) }
                 .map(\.nick)
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             return LegacyXML.participants(room: room, nicks: nicks)
 
         case .nick(let id, let nick):
             let session = try await live(id)
+            if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let renamed = try await backend.session(
                 .rename(session: session.id, nick: nick.value), key: session.id.value,
                 idempotencyKey: ServiceClients.newKey())
@@ -97,11 +107,23 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    /// The live session behind an id; the request counts as its sign of life.
+    /// The live session behind an id as this gateway knows it; the request is a
+    /// sign of life. A `nick` or `end` made through another gateway reaches this
+    /// directory through the session events, milliseconds later (docs/protocol.md,
+    /// decisions): asking the session service on every write would put all
+    /// writes through its one-at-a-time command loop.
     private func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
         presence.seen(id, atMs: currentTimeMs())
         return session
+    }
+
+    /// Any request carrying the id of a session this gateway knows to be live is
+    /// a sign of life (contract 3, `participants`), also where the command takes
+    /// no session (`chats`, `participants`, the lobby). Never asks anyone.
+    func signOfLife(_ id: SessionID?) {
+        guard let id, sessions.knownLive(id) else { return }
+        presence.seen(id, atMs: currentTimeMs())
     }
 
     @discardableResult

@@ -37,7 +37,7 @@ struct MessageLog: Sendable {
         try await database.migrateRetrying(schema: "messaging", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     enum RoomState: Equatable {
@@ -77,7 +77,12 @@ struct MessageLog: Sendable {
     /// Appends a message with the room's next id, in one transaction: the row
     /// lock on the room's log orders concurrent writers, so ids are dense and
     /// commit in id order. Nil when the room is removed or unknown.
-    func append(room: RoomID, nick: String, text: String, author: SessionID?, key: String) async throws -> ChatMessage? {
+    /// Past `commitByMs` (wall clock) it rolls back instead of committing: the
+    /// requester stops waiting at its deadline and must not be told "unavailable"
+    /// about a message that is then stored after all.
+    func append(
+        room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitByMs: Int64
+    ) async throws -> ChatMessage? {
         try await client.withTransaction(logger: logger) { tx in
             let next = try await tx.query(
                 """
@@ -94,10 +99,12 @@ struct MessageLog: Sendable {
                 VALUES (\(room), \(id), \(nick), \(text), \(author?.value), \(key))
                 RETURNING added_at
                 """, logger: logger)
+            var message: ChatMessage?
             for try await added in inserted.decode(Date.self) {
-                return ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added))
+                message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added))
             }
-            return nil
+            if Self.nowMs() > commitByMs { throw ProtocolError.unavailable }  // rolls back
+            return message
         }
     }
 
@@ -140,6 +147,17 @@ struct MessageLog: Sendable {
             try await tx.query("DELETE FROM messaging.messages WHERE room_id = \(room)", logger: logger)
         }
     }
+
+    /// True for a unique violation: the idempotency key is already stored.
+    /// `withTransaction` wraps what failed inside it in a `PostgresTransactionError`.
+    static func isDuplicateKey(_ error: any Error) -> Bool {
+        if let wrapped = error as? PostgresTransactionError {
+            return [wrapped.closureError, wrapped.commitError].contains { $0.map(isDuplicateKey) ?? false }
+        }
+        return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+
+    static func nowMs() -> Int64 { ms(Date()) }
 
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -19,15 +19,26 @@ struct MessagingCommands: Sendable {
                 let text = try ChatText.validate(rawText, length: Limits.messageLength).get(field: "msg")
                 if let (earlier, earlierAuthor) = try await log.stored(key: envelope.idempotencyKey) {
                     // A retry: answer as the first time, and publish again in case
-                    // the first attempt died between commit and publish.
-                    try await publish(earlier, author: earlierAuthor)
+                    // the first attempt died between commit and publish. Stored is
+                    // stored: a broker that refuses the event does not make it an error.
+                    do { try await publish(earlier, author: earlierAuthor) } catch {
+                        unpublished.add(MessageStored(message: earlier, author: earlierAuthor))
+                    }
                     return .posted(earlier)
                 }
                 guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
-                guard
-                    let message = try await log.append(
-                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey)
-                else { throw ProtocolError.noSuchChat }
+                let appended: ChatMessage?
+                do {
+                    appended = try await log.append(
+                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
+                        commitByMs: envelope.deadlineMs - Self.commitMarginMs)
+                } catch where MessageLog.isDuplicateKey(error) {
+                    // Another instance stored this very command meanwhile (a redelivery
+                    // during a rebalance): its message is the answer, never "unavailable".
+                    guard let (earlier, _) = try await log.stored(key: envelope.idempotencyKey) else { throw error }
+                    return .posted(earlier)
+                }
+                guard let message = appended else { throw ProtocolError.noSuchChat }
                 do {
                     try await publish(message, author: author)
                 } catch {
@@ -46,6 +57,17 @@ struct MessagingCommands: Sendable {
                 let messages = try await log.history(
                     room: room, head: head, after: after, limit: min(max(limit, 1), Limits.maxMessageLimit))
                 return .history(MessageHistory(room: room, head: head, messages: messages))
+
+            case .removeRooms(let rooms):
+                guard rooms.count <= Limits.maxRoomBatch else {
+                    throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+                }
+                let deleted = try await log.remove(rooms: rooms)
+                logger.info("room messages removed", metadata: ["rooms": "\(rooms.count)", "messages": "\(deleted)"])
+                return .done
+
+            case .messageCounts(let rooms):
+                return .admin(.messageCounts(try await log.messageCounts(rooms)))
             }
         }
     }
@@ -69,6 +91,10 @@ struct MessagingCommands: Sendable {
         try await log.open(room)
         return try await log.state(of: room)
     }
+
+    /// Time kept between the last moment a say may commit and its deadline: the
+    /// commit itself, and `answer`'s own margin for the reply's way back.
+    static let commitMarginMs: Int64 = 250
 
     private func publish(_ message: ChatMessage, author: SessionID?) async throws {
         try await publish(MessageStored(message: message, author: author))

@@ -24,7 +24,10 @@ struct RoomLifecycleFeed: Sendable {
                     case .removed(let room, let reason):
                         try await log.remove(room)
                         logger.info("room messages removed", metadata: ["room": "\(room)", "reason": "\(reason)"])
-                    case .joined, .left: break
+                    // Expiry batches: expiry itself has the messages removed with
+                    // `removeRooms` and records that it did; repeating it here would
+                    // double the work of a large run.
+                    case .joined, .left, .removedRooms: break
                     }
                     consumer.markProcessed(record)
                     break

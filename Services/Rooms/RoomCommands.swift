@@ -57,6 +57,27 @@ struct RoomCommands: Sendable {
                     logger.info("room removed", metadata: ["room": "\(room)", "reason": "idle"])
                 }
                 return .removed(removed)
+
+            case .idleRoomsAfter(let after, let before, let limit):
+                let page = min(max(limit, 1), Limits.maxRoomBatch)
+                return .roomIDs(try await store.idleRooms(after: after, before: Self.date(before), limit: page))
+
+            case .removeIdleRooms(let rooms, let before, let reason):
+                guard rooms.count <= Limits.maxRoomBatch else {
+                    throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+                }
+                guard (1...100).contains(reason.count) else { throw ProtocolError.bad("reason", "must be 1 to 100 characters") }
+                let outcome = try await store.removeIdleRooms(rooms, before: Self.date(before), reason: reason)
+                if !outcome.all.isEmpty {
+                    // All of them, not only the new ones: a retry may follow a publish that never happened.
+                    try await publish(.removedRooms(rooms: outcome.all, reason: reason), outcome.all[0])
+                }
+                logger.info(
+                    "rooms removed", metadata: ["count": "\(outcome.new.count)", "asked": "\(rooms.count)", "reason": "\(reason)"])
+                return .roomIDs(outcome.all)
+
+            case .admin(let command):
+                return try await handleAdmin(command)
             }
         }
     }

@@ -52,7 +52,7 @@ struct RoomStore: Sendable {
         try await database.migrateRetrying(schema: "rooms", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     /// Creates a room, unless the same session created the same room within the
@@ -90,12 +90,16 @@ struct RoomStore: Sendable {
     /// most recently active ones when more match.
     func region(_ query: RegionQuery) async throws -> [RoomInfo] {
         let box = query.box
-        let minZ = Int16(query.zooms.lowerBound), maxZ = Int16(query.zooms.upperBound)
+        // `z = ANY(levels)`, not `z BETWEEN`: PostgreSQL then descends the (z, x, y)
+        // index once per level with the x range as a bound. With a range on z it
+        // reads every entry of those levels and only filters on x (no skip scan
+        // before PostgreSQL 18): ~50 ms instead of ~1 ms at a million rooms.
+        let levels = query.zooms.map { Int16($0) }
         let rows = try await client.query(
             """
             SELECT id, x, y, z, topic FROM (
                 SELECT id, x, y, z, topic FROM rooms.rooms
-                WHERE z BETWEEN \(minZ) AND \(maxZ)
+                WHERE z = ANY(\(levels))
                   AND x BETWEEN \(box.minX) AND \(box.maxX)
                   AND y BETWEEN \(box.minY) AND \(box.maxY)
                 ORDER BY last_visited_at DESC, id DESC

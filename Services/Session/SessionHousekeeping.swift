@@ -8,7 +8,8 @@ struct SessionHousekeeping: Sendable {
     let store: SessionStore
     let commands: SessionCommands
     let presence: KafkaConsumer
-    let lifetimeSeconds: Int
+    /// Read before every sweep: the live setting `session.lifetime.s`, else the configured value.
+    let lifetimeSeconds: @Sendable () async -> Int
     let logger: Logger
 
     func recordPresence() async {
@@ -29,7 +30,7 @@ struct SessionHousekeeping: Sendable {
         while true {
             try await Task.sleep(for: interval)
             do {
-                let ended = try await store.expireIdle(lifetimeSeconds: lifetimeSeconds, limit: 1000)
+                let ended = try await store.expireIdle(lifetimeSeconds: await lifetimeSeconds(), limit: 1000)
                 for session in ended {
                     try await commands.publish(.ended(session, reason: "idle"), session.id)
                 }

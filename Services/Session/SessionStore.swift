@@ -25,13 +25,13 @@ struct SessionStore: Sendable {
                 """,
                 "CREATE INDEX sessions_idle ON session.sessions (last_seen_at) WHERE ended_at IS NULL",
             ])
-    ]
+    ] + AdminStore.migrations
 
     func migrate() async throws {
         try await database.migrateRetrying(schema: "session", migrations: Self.migrations)
     }
 
-    private var client: PostgresClient { database.client }
+    private var client: MeasuredPostgresClient { database.client }
     private var logger: Logger { database.logger }
 
     /// Starts a session; a retry with the same key returns the session made the first time.

@@ -1,5 +1,7 @@
 import Dispatch
+import GeoChatMetrics
 import Logging
+import Metrics
 import Synchronization
 
 /// A consumer whose records arrive as an `AsyncSequence`.
@@ -10,10 +12,13 @@ import Synchronization
 ///   `markProcessed`, so a crash replays what was not finished (at-least-once).
 /// - `.tail`: every partition of the topics, from their end, without a group and
 ///   without commits: how gateways follow event topics and their reply topic.
+/// - `.replay`: every partition from its beginning, without a group: how every
+///   instance loads state topics (settings, bans) whose latest record per key is the state.
 public final class KafkaConsumer: Sendable {
     public enum Mode: Sendable {
         case group(String)
         case tail
+        case replay
     }
 
     private let handle: RDKafkaConsumerHandle
@@ -24,8 +29,13 @@ public final class KafkaConsumer: Sendable {
     private let queue: DispatchQueue
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
-    /// Tail mode: the offset of the next record expected from each partition.
+    private let replayEnds = Mutex<[String: Int64]>([:])
+    /// Tail and replay modes: the offset of the next record expected from each partition.
     private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
+    /// One lag gauge per topic, labelled with the group (or `tail`); sampled while polling.
+    private let lagGauges: [String: Gauge]
+    private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
+    static let lagSampleInterval: Duration = .seconds(2)
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
         self.topics = topics
@@ -35,13 +45,23 @@ public final class KafkaConsumer: Sendable {
         switch mode {
         case .group(let group):
             properties = settings.consumerProperties(group: group, commits: true, reset: "earliest")
-        case .tail:
+        case .tail, .replay:
             // No group is joined; the id only names the client. A position past the
             // end (the broker lost the topic and made it anew) restarts at the beginning.
             properties = settings.consumerProperties(
                 group: "tail-\(settings.clientID)", commits: false, reset: "earliest")
         }
         handle = try RDKafkaConsumerHandle(properties: properties)
+        let groupLabel: String
+        switch mode {
+        case .group(let group): groupLabel = group
+        case .tail: groupLabel = "tail"
+        case .replay: groupLabel = "replay"
+        }
+        lagGauges = Dictionary(uniqueKeysWithValues: topics.map { topic in
+            let topicLabel = KafkaMetrics.topicLabel(topic)
+            return (topic, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
+        })
         queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
     }
 
@@ -62,10 +82,30 @@ public final class KafkaConsumer: Sendable {
             }
             let starts = try handle.assignFromEnd(partitions, timeoutMs: 5000)
             nextOffsets.withLock { $0 = starts }
+        case .replay:
+            var partitions: [PartitionID] = []
+            var ends: [String: Int64] = [:]
+            for topic in topics {
+                for (partition, end) in try RDKafkaAdmin.highWatermarks(client: handle.client, topic: topic, timeoutMs: 5000) {
+                    partitions.append(PartitionID(topic: topic, partition: partition))
+                    ends["\(topic)/\(partition)"] = end
+                }
+            }
+            try RDKafkaAdmin.assignFromBeginning(consumer: handle.client, partitions)
+            replayEnds.withLock { $0 = ends }
+            nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
         }
     }
 
-    /// Tail mode: notices partitions whose topic the broker made anew and reads
+    /// Tail and replay modes read without a group: they keep their own positions.
+    private var followsPositions: Bool {
+        switch mode {
+        case .group: false
+        case .tail, .replay: true
+        }
+    }
+
+    /// Tail and replay modes: notices partitions whose topic the broker made anew and reads
     /// them again from their first record. A broker that keeps topics in memory
     /// (Tansu) forgets them when it restarts; once they are re-created their
     /// offsets start at 0 again, below where this consumer stood, and a fetch
@@ -73,7 +113,7 @@ public final class KafkaConsumer: Sendable {
     /// watermark" cannot happen on a topic that lives on, so it is the signal.
     /// Runs until cancelled; a durable Kafka cluster never triggers it.
     public func followRecreatedTopics(every interval: Duration = .seconds(1)) async {
-        guard case .tail = mode else { return }
+        guard followsPositions else { return }
         while !Task.isCancelled && !isClosed {
             try? await Task.sleep(for: interval)
             let expected = nextOffsets.withLock { $0 }
@@ -113,6 +153,10 @@ public final class KafkaConsumer: Sendable {
             logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
         }
     }
+
+    /// `.replay`: each partition's end when the consumer started (`topic/partition`
+    /// → offset). A reader that has read up to these has loaded the state.
+    public var replayTargets: [String: Int64] { replayEnds.withLock { $0 } }
 
     public var records: Records { Records(consumer: self) }
 
@@ -154,7 +198,7 @@ public final class KafkaConsumer: Sendable {
                     }
                     timeout = 0
                 }
-                if case .tail = mode, !batch.isEmpty {
+                if followsPositions, !batch.isEmpty {
                     nextOffsets.withLock { offsets in
                         for record in batch {
                             offsets[PartitionID(topic: record.topic, partition: record.partition)] = record.offset + 1
@@ -162,8 +206,29 @@ public final class KafkaConsumer: Sendable {
                     }
                 }
                 continuation.resume(returning: batch)
+                account(batch)
             }
         }
+    }
+
+    /// Counts a batch by topic and, every `lagSampleInterval`, samples the lag
+    /// (runs on the poll queue, after the batch was handed over).
+    private func account(_ batch: [KafkaRecord]) {
+        if let first = batch.first {
+            if batch.allSatisfy({ $0.topic == first.topic }) {
+                KafkaMetrics.consumed[KafkaMetrics.topicLabel(first.topic)].increment(by: batch.count)
+            } else {
+                for record in batch { KafkaMetrics.consumed[KafkaMetrics.topicLabel(record.topic)].increment() }
+            }
+        }
+        let now = ContinuousClock.now
+        let due = lagSampledAt.withLock { last -> Bool in
+            guard now - last >= Self.lagSampleInterval else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        for (topic, lag) in handle.lagByTopic() { lagGauges[topic]?.record(lag) }
     }
 
     /// While the broker is away every poll reports the same error: log it once in a while.

@@ -43,11 +43,13 @@ public final class KafkaProducer: RecordSender {
             }
         }
         guard outcome == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            KafkaMetrics.produceErrors[KafkaMetrics.topicLabel(topic)].increment()
             if handle.fatalError != nil || Self.needsFreshProducer(outcome) {
                 replace(handle, reason: handle.fatalError ?? outcome.message)
             }
             throw KafkaError.delivery("\(topic): \(outcome.message)")
         }
+        KafkaMetrics.produced[KafkaMetrics.topicLabel(topic)].increment()
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {

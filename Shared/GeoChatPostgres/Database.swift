@@ -3,7 +3,8 @@ import PostgresNIO
 
 /// A service's PostgreSQL: one `PostgresClient` pool, run as a lifecycle service.
 public final class Database: Sendable {
-    public let client: PostgresClient
+    /// The pool, measured (see `MeasuredPostgresClient`).
+    public let client: MeasuredPostgresClient
     public let logger: Logger
 
     public init(settings: PostgresSettings, logger: Logger) {
@@ -15,7 +16,9 @@ public final class Database: Sendable {
         // Fail fast while PostgreSQL is away: requests answer 503 instead of hanging.
         configuration.options.connectTimeout = .seconds(2)
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = MeasuredPostgresClient(
+            pool: PostgresClient(configuration: configuration, backgroundLogger: logger),
+            maxConnections: settings.maxConnections)
         self.logger = logger
     }
 

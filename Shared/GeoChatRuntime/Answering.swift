@@ -16,6 +16,10 @@ public func answer<Command>(
         return .success(try await bounded(by: .milliseconds(remainingMs), work))
     } catch let error as ProtocolError {
         return .failure(error)
+    } catch is DeadlineExceeded {
+        // The work is still running and may yet commit: do not say "nothing was done".
+        logger.warning("command ran out of time", metadata: ["correlation": "\(envelope.correlationID)"])
+        return .failure(.outcomeUnknown)
     } catch {
         logger.warning(
             "command failed; answering unavailable",

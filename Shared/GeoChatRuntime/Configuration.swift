@@ -44,6 +44,14 @@ public struct Configuration: Sendable {
         return parsed
     }
 
+    public func double(_ key: String, default value: Double) throws -> Double {
+        guard let raw = string(key) else { return value }
+        guard let parsed = Double(raw), parsed.isFinite else {
+            throw ConfigurationError(key: key, value: raw, expected: "a number")
+        }
+        return parsed
+    }
+
     public func seconds(_ key: String, default value: Int) throws -> Duration {
         .seconds(try int(key, default: value))
     }

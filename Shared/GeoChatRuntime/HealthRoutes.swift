@@ -23,7 +23,7 @@ public struct ServiceStatus: Codable, Sendable {
 }
 
 /// `/health` (the process answers), `/ready` (its dependencies answer and its
-/// read models are loaded) and `/status` (JSON), on every service.
+/// read models are loaded), `/status` (JSON) and `/metrics` (Prometheus text), on every service.
 public struct HealthRoutes: Sendable {
     public let isReady: @Sendable () -> Bool
     public let status: @Sendable () -> ServiceStatus
@@ -46,7 +46,14 @@ public struct HealthRoutes: Sendable {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: Self.metricsContentType],
+                body: .init(byteBuffer: ByteBuffer(bytes: ServiceMetrics.exposition())))
+        }
     }
+
+    static let metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
 
     static func text(_ body: String, _ status: HTTPResponse.Status) -> Response {
         Response(

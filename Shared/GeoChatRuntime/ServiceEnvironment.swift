@@ -20,6 +20,7 @@ public struct ServiceEnvironment: Sendable {
         self.configuration = configuration
         let level = Logger.Level(rawValue: configuration.string("log.level", default: "info")) ?? .info
         LoggingSystem.bootstrap { LogfmtHandler(label: $0, level: level) }
+        ServiceMetrics.bootstrap()
         self.instanceID = configuration.string("instance.id") ?? Self.generatedInstanceID(service)
         var logger = Logger(label: service)
         logger[metadataKey: "instance"] = "\(instanceID)"

@@ -29,6 +29,20 @@ final class FormParametersTests: XCTestCase {
         XCTAssertEqual(try FormParameters(query: "chatid=1&chatid=1").text("chatid"), "1")
     }
 
+    func testRepeatsInTheQueryConflictEvenWhenTheBodyHasTheName() throws {
+        let p = try FormParameters(query: "chatid=1&chatid=2", body: "chatid=3")
+        XCTAssertThrowsError(try p.text("chatid")) { XCTAssertEqual(($0 as? ProtocolError)?.code, .badParam) }
+        XCTAssertEqual(try FormParameters(query: "chatid=1&chatid=1", body: "chatid=3").text("chatid"), "3")
+    }
+
+    func testQueryStringAndBodyAreBounded() {
+        let long = "pad=" + String(repeating: "a", count: Limits.maxQueryBytes)
+        XCTAssertThrowsError(try FormParameters(query: long)) { XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge) }
+        XCTAssertThrowsError(try FormParameters(query: "", body: long)) {
+            XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge)
+        }
+    }
+
     func testBrokenPercentEncodingIsBadParam() {
         for query in ["msg=%", "msg=%4", "msg=%zz", "m%g=1"] {
             XCTAssertThrowsError(try FormParameters(query: query), query) {

@@ -45,6 +45,8 @@ final class XMLTests: XCTestCase {
     func testEscaping() {
         XCTAssertEqual(XMLEscaping.escape("plain"), "plain")
         XCTAssertEqual(XMLEscaping.escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;")
+        // A literal CR would reach the reader as LF (XML end-of-line handling).
+        XCTAssertEqual(XMLEscaping.escape("a\r\nb\rc\td"), "a&#13;\nb&#13;c\td")
     }
 
     func testDocumentsAreWellFormed() throws {

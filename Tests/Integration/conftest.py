@@ -151,6 +151,11 @@ def messages(gateway, room, past=0, **extra):
     assert response.status == 200, response
     root = response.dom().documentElement
     assert root.tagName == "messages" and root.getAttribute("chatid") == str(room)
+    return message_list(root)
+
+
+def message_list(root):
+    """The `<message>` elements of a `<messages>` (or the lobby's `<chat>`) answer."""
     return [
         {
             "id": int(m.getAttribute("id")),

@@ -28,7 +28,7 @@ struct ServiceClients: Sendable {
         return history
     }
 
-    private func call<Command: Codable & Sendable>(
+    func call<Command: Codable & Sendable>(
         _ command: Command, _ topic: String, _ key: String, _ idempotencyKey: String
     ) async throws(ProtocolError) -> ReplyBody {
         do {
@@ -37,7 +37,9 @@ struct ServiceClients: Sendable {
         } catch {
             switch error {
             case .refused(let refusal): throw refusal
-            case .timedOut, .notSent, .unexpectedReply: throw .unavailable
+            case .unexpectedReply: throw .unavailable
+            // The command may have reached its owner and been carried out.
+            case .timedOut, .notSent: throw .outcomeUnknown
             }
         }
     }

@@ -1,5 +1,6 @@
 import GeoChatDomain
 import Hummingbird
+import GeoChatRuntime
 import Logging
 import HTTPTypes
 import NIOCore
@@ -10,31 +11,58 @@ import NIOCore
 struct LegacyRoutes: Sendable {
     let handler: LegacyHandler
     let settings: GatewaySettings
+    let limiter: RateLimiter
     let logger: Logger
 
-    func register(on router: Router<BasicRequestContext>) {
-        let roomCap = settings.roomCap
+    func register(on router: Router<GatewayRequestContext>) {
+        let settings = settings
         let endpoints: [(String, @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest)] = [
-            ("chat.php", { p throws(ProtocolError) in .chat(try ChatCommand.parse(p, roomCap: roomCap)) }),
+            ("chat.php", { p throws(ProtocolError) in .chat(try ChatCommand.parse(p, roomCap: settings.roomCap)) }),
             ("add.php", { p throws(ProtocolError) in try LegacyRequest.parseLobbyPost(p) }),
             ("messages.php", { p throws(ProtocolError) in try LegacyRequest.parseLobbyMessages(p) }),
         ]
         for (name, parse) in endpoints {
-            let path = RouterPath(settings.pathPrefix + "/" + name)
-            router.on(path, method: .get) { request, _ in await respond(to: request, parse) }
-            router.on(path, method: .post) { request, _ in await respond(to: request, parse) }
+            for prefix in Self.spellings(of: settings.pathPrefix) {
+                let path = RouterPath(prefix + "/" + name)
+                router.on(path, method: .get) { request, context in await respond(to: request, context, parse) }
+                router.on(path, method: .post) { request, context in await respond(to: request, context, parse) }
+            }
         }
     }
 
+    /// The router matches paths as sent, and `~` (as in `/~rost/geochat`) is
+    /// sent as `%7E` by some URL encoders; RFC 3986 makes them the same path.
+    static func spellings(of prefix: String) -> [String] {
+        guard prefix.contains("~") else { return [prefix] }
+        let parts = prefix.split(separator: "~", omittingEmptySubsequences: false)
+        return [prefix, parts.joined(separator: "%7E"), parts.joined(separator: "%7e")]
+    }
+
     private func respond(
-        to request: Request, _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
+        to request: Request, _ context: GatewayRequestContext,
+        _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
     ) async -> Response {
-        do {
+        let started = ContinuousClock.now
+        var command = RequestMetrics.unparsed
+        do throws(ProtocolError) {
+            let query = request.uri.query ?? ""
+            guard query.utf8.count <= Limits.maxQueryBytes else {
+                throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
+            }
             let body = try await formBody(request)
-            let parameters = try FormParameters(query: Array((request.uri.query ?? "").utf8), body: body)
+            let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
-            return XMLResponse.ok(try await handler.handle(legacy))
+            command = RequestMetrics.command(legacy)
+            handler.signOfLife(parameters.sessionHint())
+            if let refusal = limiter.admit(legacy, address: context.clientAddress) {
+                RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
+                return XMLResponse.rateLimited(refusal)
+            }
+            let xml = try await handler.handle(legacy)
+            RequestMetrics.record(command, since: started)
+            return XMLResponse.ok(xml)
         } catch {
+            RequestMetrics.record(command, since: started, error: error)
             if error.code == .unavailable {
                 logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
             }
@@ -50,12 +78,18 @@ struct LegacyRoutes: Sendable {
         {
             return []
         }
-        var request = request
+        let request = request
         do {
-            let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
+            // A client that trickles its body is cut off (slowloris on the body).
+            let buffer = try await bounded(by: settings.bodyTimeout) {
+                var request = request
+                return try await request.collectBody(upTo: Limits.maxBodyBytes)
+            }
             return Array(buffer.readableBytesView)
         } catch is NIOTooManyBytesError {
             throw ProtocolError(.tooLarge, "the request body is over \(Limits.maxBodyBytes) bytes")
+        } catch is DeadlineExceeded {
+            throw ProtocolError(.badParam, "the request body did not arrive in time")
         } catch {
             throw ProtocolError(.badParam, "the request body could not be read")
         }
@@ -71,6 +105,14 @@ enum XMLResponse {
         Response(
             status: .ok, headers: [.contentType: LegacyXML.contentType],
             body: .init(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    /// `429 rate_limited` with the seconds until the client may try again.
+    static func rateLimited(_ refusal: RateLimiter.Refusal) -> Response {
+        let error = ProtocolError(.rateLimited, "too many requests; try again in \(refusal.retryAfterSeconds) s")
+        var response = Self.error(error)
+        response.headers[retryAfter] = String(refusal.retryAfterSeconds)
+        return response
     }
 
     static func error(_ error: ProtocolError) -> Response {

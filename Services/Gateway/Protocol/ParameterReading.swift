@@ -13,6 +13,13 @@ extension FormParameters {
         return id
     }
 
+    /// A `sessionid` given with any request, as a hint of presence only: nil
+    /// when absent or malformed (commands that need a session check it themselves).
+    func sessionHint() -> SessionID? {
+        guard let raw = try? text("sessionid") else { return nil }
+        return SessionID(raw)
+    }
+
     func nickname(_ name: String) throws(ProtocolError) -> Nickname {
         guard let nick = Nickname(try required([name])) else {
             throw ProtocolError(

@@ -22,8 +22,10 @@ struct EventFeed: Sendable {
                     messages.apply(stored.message)
                 }
             case Topics.roomEvents:
-                if case .removed(let room, _)? = EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
-                    messages.remove(room)
+                switch EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
+                case .removed(let room, _)?: messages.remove([room])
+                case .removedRooms(let rooms, _)?: messages.remove(rooms)
+                default: break
                 }
             case Topics.sessionEvents:
                 if let event = EventDecoding.decode(SessionEvent.self, schema: EventSchemas.session, from: record) {

@@ -15,23 +15,47 @@ final class MessageReadModel: Sendable {
         case loaded(RoomTimeline, lastPolled: ContinuousClock.Instant)
         /// No such room (answer 404) until the instant; then ask again.
         case absent(until: ContinuousClock.Instant)
-        case removed
+        /// Removed: answer 404. Kept for a while (`removedMemory`) so a load racing
+        /// the owners' removal cannot bring the room back; afterwards the services
+        /// answer 404 themselves (the cold path), and memory stays bounded.
+        case removed(until: ContinuousClock.Instant)
     }
 
     private struct State {
         var rooms: [RoomID: Entry] = [:]
         var backfilling: Set<RoomID> = []
+        /// Rooms removed lately that were not in `rooms`, one sorted list per
+        /// event (8 bytes a room: an expiry run removes up to millions). A load
+        /// that read the history just before the owners' removal finished
+        /// checks them, so it cannot bring a removed room back.
+        var recentRemovals: [(until: ContinuousClock.Instant, rooms: [RoomID])] = []
+
+        func recentlyRemoved(_ room: RoomID) -> Bool {
+            recentRemovals.contains { batch in
+                var low = 0, high = batch.rooms.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if batch.rooms[mid] < room { low = mid + 1 } else { high = mid }
+                }
+                return low < batch.rooms.count && batch.rooms[low] == room
+            }
+        }
     }
 
     private let state = Mutex(State())
     private let backend: ServiceClients
     let capacity: Int
     let idleEviction: Duration
+    let removedMemory: Duration
 
-    init(backend: ServiceClients, capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600)) {
+    init(
+        backend: ServiceClients, capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600),
+        removedMemory: Duration = .seconds(600)
+    ) {
         self.backend = backend
         self.capacity = capacity
         self.idleEviction = idleEviction
+        self.removedMemory = removedMemory
     }
 
     private enum Lookup {
@@ -78,8 +102,10 @@ final class MessageReadModel: Sendable {
                 if now < until { return .noSuchRoom }
                 state.rooms[room] = nil
                 return .notLoaded
-            case .removed?:
-                return .noSuchRoom
+            case .removed(let until)?:
+                if now < until { return .noSuchRoom }
+                state.rooms[room] = nil
+                return .notLoaded
             case nil:
                 return .notLoaded
             }
@@ -99,8 +125,13 @@ final class MessageReadModel: Sendable {
     private func load(_ room: RoomID) async -> ProtocolError? {
         do {
             let history = try await backend.history(room: room, after: nil, limit: capacity)
-            let gap = state.withLock { state -> Bool in
+            let gap = try state.withLock { state throws(ProtocolError) -> Bool in
+                // A removal that arrived meanwhile wins over the history read before it.
                 guard case .loading(let buffer, _)? = state.rooms[room] else { return false }
+                if state.recentlyRemoved(room) {
+                    state.rooms[room] = .removed(until: .now + removedMemory)
+                    throw .noSuchChat
+                }
                 var timeline = RoomTimeline(history: history, capacity: capacity)
                 for message in buffer { timeline.apply(message) }
                 state.rooms[room] = .loaded(timeline, lastPolled: .now)
@@ -140,9 +171,16 @@ final class MessageReadModel: Sendable {
         if gap { startBackfill(message.room) }
     }
 
-    /// The room was removed: answer 404 from now on.
-    func remove(_ room: RoomID) {
-        state.withLock { $0.rooms[room] = .removed }
+    /// The rooms were removed: answer 404 from now on.
+    func remove(_ rooms: [RoomID]) {
+        let until = ContinuousClock.now + removedMemory
+        state.withLock { state in
+            var notHere: [RoomID] = []
+            for room in rooms {
+                if state.rooms[room] != nil { state.rooms[room] = .removed(until: until) } else { notHere.append(room) }
+            }
+            if !notHere.isEmpty { state.recentRemovals.append((until, notHere.sorted())) }
+        }
     }
 
     private func startBackfill(_ room: RoomID) {
@@ -169,11 +207,12 @@ final class MessageReadModel: Sendable {
     func evictIdle() {
         let now = ContinuousClock.now
         state.withLock { state in
+            state.recentRemovals.removeAll { $0.until <= now }
             state.rooms = state.rooms.filter { _, entry in
                 switch entry {
                 case .loaded(_, let polled): return now - polled < idleEviction
-                case .absent(let until): return now < until
-                case .loading, .removed: return true
+                case .absent(let until), .removed(let until): return now < until
+                case .loading: return true
                 }
             }
         }

@@ -10,9 +10,18 @@ public struct FormParameters: Sendable {
     var body: [String: [[UInt8]]] = [:]
 
     public init(query: some Sequence<UInt8>, body: some Sequence<UInt8>) throws(ProtocolError) {
+        let query = Array(query), body = Array(body)
+        // The query string is bounded like the body (the HTTP decoder already
+        // refuses a request head over 80 KiB): more is `too_large` before any work.
+        guard query.count <= Limits.maxQueryBytes else {
+            throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
+        }
+        guard body.count <= Limits.maxBodyBytes else {
+            throw ProtocolError(.tooLarge, "the request body is over \(Limits.maxBodyBytes) bytes")
+        }
         var count = 0
-        self.query = try Self.parse(Array(query), count: &count)
-        self.body = try Self.parse(Array(body), count: &count)
+        self.query = try Self.parse(query, count: &count)
+        self.body = try Self.parse(body, count: &count)
     }
 
     public init(query: String, body: String = "") throws(ProtocolError) {
@@ -46,17 +55,20 @@ public struct FormParameters: Sendable {
 
     public func has(_ name: String) -> Bool { query[name] != nil || body[name] != nil }
 
-    /// One name, body first; repeats within a source must agree.
+    /// One name, body first. Repeats within a source must agree, in both sources:
+    /// a query that contradicts itself is refused even when the body overrules it.
     func resolved(_ name: String) throws(ProtocolError) -> [UInt8]? {
-        for source in [body, query] {
-            guard let values = source[name] else { continue }
-            let first = values[0]
-            if values.dropFirst().contains(where: { $0 != first }) {
-                throw ProtocolError.bad(name, "is repeated with different values")
-            }
-            return first
+        let fromBody = try Self.single(body[name], name)
+        let fromQuery = try Self.single(query[name], name)
+        return fromBody ?? fromQuery
+    }
+
+    static func single(_ values: [[UInt8]]?, _ name: String) throws(ProtocolError) -> [UInt8]? {
+        guard let values, let first = values.first else { return nil }
+        if values.dropFirst().contains(where: { $0 != first }) {
+            throw ProtocolError.bad(name, "is repeated with different values")
         }
-        return nil
+        return first
     }
 
     static func parse(_ raw: [UInt8], count: inout Int) throws(ProtocolError) -> [String: [[UInt8]]] {

@@ -26,4 +26,7 @@ public enum Limits {
 
     /// A repeated `create` within this window returns the first room (contract 3).
     public static let createRetryWindowSeconds = 10
+
+    /// Most room ids in one expiry page or removal batch (keeps records well under Kafka's 1 MB).
+    public static let maxRoomBatch = 10_000
 }

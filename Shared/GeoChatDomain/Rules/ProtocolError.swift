@@ -41,4 +41,10 @@ public struct ProtocolError: Error, Equatable, Sendable, Codable {
     public static let invalidSession = ProtocolError(.invalidSession, "session is unknown or has ended")
     public static let noSuchChat = ProtocolError(.noSuchChat, "no such chat room")
     public static let unavailable = ProtocolError(.unavailable, "the service is temporarily unavailable, try again")
+    /// Also `unavailable`, but said when no answer came in time: the request may
+    /// have been carried out (e.g. a message stored just before its owner died).
+    /// Clients act on the code alike; the text tells people, and the fault
+    /// harness, that the outcome is unknown rather than "nothing was done".
+    public static let outcomeUnknown = ProtocolError(
+        .unavailable, "no answer in time; the request may or may not have been carried out, try again")
 }

@@ -19,6 +19,17 @@ public enum RoomsCommand: Codable, Sendable {
     case idleRooms(idleBeforeMs: Int64, limit: Int)
     /// Removes the room if it is still idle since `idleBeforeMs` (checked again in the same transaction).
     case removeIdle(room: RoomID, idleBeforeMs: Int64)
+    /// Expiry's selection, page by page: ids above `after` whose last visit is
+    /// before `idleBeforeMs`, ascending (never the lobby). Answered with `roomIDs`.
+    case idleRoomsAfter(after: RoomID, idleBeforeMs: Int64, limit: Int)
+    /// Expiry's batch removal: removes those of `rooms` still idle since
+    /// `idleBeforeMs` (checked again in the same transaction) with their
+    /// memberships, tombstoned under `reason`. Answered with `roomIDs`: every one
+    /// of `rooms` removed under `reason`, now or by an earlier attempt, so a
+    /// retry after a lost reply learns the whole outcome.
+    case removeIdleRooms(rooms: [RoomID], idleBeforeMs: Int64, reason: String)
+    /// Administration: list and search rooms, remove one now (Wire/AdminCommands.swift).
+    case admin(RoomsAdminCommand)
 }
 
 public enum MessagingCommand: Codable, Sendable {
@@ -26,6 +37,11 @@ public enum MessagingCommand: Codable, Sendable {
     case say(room: RoomID, session: SessionID?, nick: String, text: String)
     /// Messages with id > `after` (oldest first), or the latest `limit` when `after` is nil.
     case history(room: RoomID, after: MessageID?, limit: Int)
+    /// Deletes the messages of rooms the rooms service removed and tombstones
+    /// their logs (idempotent). Sent by expiry after `removeIdleRooms`.
+    case removeRooms(rooms: [RoomID])
+    /// Administration: how many messages each room holds. Answered `.admin(.messageCounts)`.
+    case messageCounts(rooms: [RoomID])
 }
 
 /// Commands to the expiry service (its jobs: scheduled and on-demand room expiry).
@@ -52,6 +68,7 @@ public enum ReplyBody: Codable, Sendable {
     case removed(Bool)
     case expiryJob(ExpiryJobReport)
     case expiryJobs([ExpiryJobReport])
+    case admin(AdminReply)
 }
 
 /// An expiry job as operators see it: progress while it runs, its report after.

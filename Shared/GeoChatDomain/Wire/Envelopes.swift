@@ -56,4 +56,6 @@ public enum EventSchemas {
     public static let room = "geochat.rooms.event.v1"
     public static let message = "geochat.messages.event.v1"
     public static let presence = "geochat.presence.v1"
+    public static let setting = "geochat.settings.v1"
+    public static let ban = "geochat.bans.v1"
 }

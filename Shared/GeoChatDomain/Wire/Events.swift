@@ -9,6 +9,8 @@ public enum SessionEvent: Codable, Sendable {
 public enum RoomEvent: Codable, Sendable {
     case created(RoomInfo)
     case removed(room: RoomID, reason: String)
+    /// Many rooms removed at once (an expiry batch); gateways answer 404 for them.
+    case removedRooms(rooms: [RoomID], reason: String)
     case joined(room: RoomID, session: SessionID, nick: String)
     case left(room: RoomID, session: SessionID)
 }

@@ -14,6 +14,12 @@ public enum Topics {
     public static let messageEvents = "geochat.messages.events"
     /// Commands to the expiry service (start a run, read jobs), keyed by `expiry`.
     public static let expiryCommands = "geochat.expiry.commands"
+    /// Administration commands to the session service (login, tokens, bans, settings, audit), keyed by admin name or token hash.
+    public static let adminCommands = "geochat.admin.commands"
+    /// Current settings, keyed by setting name; read from the beginning by every instance (latest version wins).
+    public static let settings = "geochat.settings"
+    /// Bans and lifted bans, keyed by `nick:<name>` / `session:<id>`; read from the beginning by every gateway.
+    public static let bans = "geochat.bans"
     /// Signs of life seen by gateways, batched, keyed by gateway instance.
     public static let presence = "geochat.presence"
 
@@ -23,6 +29,6 @@ public enum Topics {
     /// The shared topics every service creates at start.
     public static let shared = [
         sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, expiryCommands,
-        presence,
+        presence, adminCommands, settings, bans,
     ]
 }

@@ -1,9 +1,12 @@
 /// Escapes text and attribute values for XML 1.0. Input is already XML-safe
-/// (rejected on entry otherwise), so only the five special characters change.
+/// (rejected on entry otherwise), so only the five special characters change,
+/// and the carriage return: a parser turns a literal CR (or CR LF) into LF, so
+/// only `&#13;` gives the reader the text that was sent.
 public enum XMLEscaping {
     public static func escape(_ text: String) -> String {
         // Fast path: most chat text has nothing to escape.
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0x0D })
+        else {
             return text
         }
         var out = ""
@@ -15,6 +18,7 @@ public enum XMLEscaping {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
+            case "\r": out += "&#13;"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -114,9 +114,34 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return byTopic.keys.sorted().map { TopicAssignment(topic: $0, partitions: byTopic[$0]!.sorted()) }
     }
 
-    /// Leaves the group (committing stored offsets) and frees the handle.
+    /// Records behind the end, summed per topic over the partitions held now:
+    /// the high watermark librdkafka last saw (cached from fetch answers, no broker
+    /// round trip) minus this consumer's position. Partitions not read yet count 0.
+    func lagByTopic() -> [String: Int64] {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return [:] }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        guard rd_kafka_position(handle, list) == RD_KAFKA_RESP_ERR_NO_ERROR else { return [:] }
+        var lag: [String: Int64] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let element = list.pointee.elems[i]
+            var low: Int64 = 0
+            var high: Int64 = 0
+            let known = rd_kafka_get_watermark_offsets(handle, element.topic, element.partition, &low, &high)
+            let measurable = known == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 && element.offset >= 0
+            lag[String(cString: element.topic), default: 0] += measurable ? max(0, high - element.offset) : 0
+        }
+        return lag
+    }
+
+    /// Leaves the group, committing stored offsets. The handle is freed only
+    /// when the last reference goes (deinit): a watermark or lag query still
+    /// running on another thread keeps it alive instead of touching freed memory.
     func close() {
         _ = rd_kafka_consumer_close(handle)
+    }
+
+    deinit {
         rd_kafka_destroy(handle)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GeoChatDomain
+import GeoChatMetrics
 import Logging
 
 /// The owning side of request/reply: reads a command topic as a member of the
@@ -23,40 +24,52 @@ public struct CommandProcessor<Command: Codable & Sendable>: Sendable {
         self.handler = handler
     }
 
+    /// Commands of one partition run in order; partitions run side by side (see `PartitionLanes`).
     public func run() async {
-        let decoder = JSONDecoder()
-        let encoder = JSONEncoder()
-        for await record in consumer.records {
-            defer { consumer.markProcessed(record) }
-            let envelope: RequestEnvelope<Command>
-            do {
-                envelope = try decoder.decode(RequestEnvelope<Command>.self, from: Data(record.value))
-            } catch {
-                logger.error(
-                    "dropping undecodable command",
-                    metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)", "error": "\(error)"])
-                continue
-            }
-            guard envelope.schema == RequestEnvelope<Command>.schemaName else {
-                logger.error("dropping command of unknown schema", metadata: ["schema": "\(envelope.schema)"])
-                continue
-            }
-            if RequestClient.nowMs() > envelope.deadlineMs {
-                logger.info(
-                    "dropping command past its deadline",
-                    metadata: ["correlation": "\(envelope.correlationID)", "topic": "\(record.topic)"])
-                continue
-            }
-            let result = await handler(envelope)
-            let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
-            do {
-                try await producer.send(
-                    topic: envelope.replyTo, key: nil, value: Array(try encoder.encode(reply)), partition: 0)
-            } catch {
-                // The requester times out and answers "unavailable"; the work is done
-                // and idempotent, so a client retry gets the same answer.
-                logger.warning("reply not delivered", metadata: ["replyTo": "\(envelope.replyTo)", "error": "\(error)"])
-            }
+        var records = consumer.records.makeAsyncIterator()
+        await PartitionLanes(maxInFlight: 256).run(next: { await records.next() }) { record in
+            await process(record)
+        }
+    }
+
+    private func process(_ record: KafkaRecord) async {
+        defer { consumer.markProcessed(record) }
+        let envelope: RequestEnvelope<Command>
+        do {
+            envelope = try JSONDecoder().decode(RequestEnvelope<Command>.self, from: Data(record.value))
+        } catch {
+            KafkaMetrics.commandsDropped["undecodable"].increment()
+            logger.error(
+                "dropping undecodable command",
+                metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)", "error": "\(error)"])
+            return
+        }
+        guard envelope.schema == RequestEnvelope<Command>.schemaName else {
+            KafkaMetrics.commandsDropped["schema"].increment()
+            logger.error("dropping command of unknown schema", metadata: ["schema": "\(envelope.schema)"])
+            return
+        }
+        if RequestClient.nowMs() > envelope.deadlineMs {
+            KafkaMetrics.commandsDropped["deadline"].increment()
+            logger.info(
+                "dropping command past its deadline",
+                metadata: ["correlation": "\(envelope.correlationID)", "topic": "\(record.topic)"])
+            return
+        }
+        let command = KafkaMetrics.commandLabel(envelope.command)
+        let started = ContinuousClock.now
+        let result = await handler(envelope)
+        KafkaMetrics.commandDuration[command].record(since: started)
+        KafkaMetrics.commandsHandled[command].increment()
+        if case .failure = result { KafkaMetrics.commandErrors[command].increment() }
+        let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
+        do {
+            try await producer.send(
+                topic: envelope.replyTo, key: nil, value: Array(try JSONEncoder().encode(reply)), partition: 0)
+        } catch {
+            // The requester times out and answers "unavailable"; the work is done
+            // and idempotent, so a client retry gets the same answer.
+            logger.warning("reply not delivered", metadata: ["replyTo": "\(envelope.replyTo)", "error": "\(error)"])
         }
     }
 }

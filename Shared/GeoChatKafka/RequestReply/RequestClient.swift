@@ -1,5 +1,6 @@
 import Foundation
 import GeoChatDomain
+import GeoChatMetrics
 import Logging
 import Synchronization
 
@@ -55,7 +56,8 @@ public final class RequestClient: Sendable {
         _ command: Command, topic: String, key: String, idempotencyKey: String, timeout: Duration
     ) async throws(RequestError) -> ReplyBody {
         let correlationID = Self.randomToken()
-        let deadline = ContinuousClock.now + timeout
+        let started = ContinuousClock.now
+        let deadline = started + timeout
         let envelope = RequestEnvelope(
             correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTopic,
             deadlineMs: Self.nowMs() + timeout.milliseconds, command: command)
@@ -76,9 +78,13 @@ public final class RequestClient: Sendable {
             }
         }
         let reply: ReplyEnvelope
-        do { reply = try await waiter.wait() } catch let error as RequestError { throw error } catch {
+        do { reply = try await waiter.wait() } catch let error as RequestError {
+            if error == .timedOut { KafkaMetrics.requestTimeouts[topic].increment() }
+            throw error
+        } catch {
             throw .unexpectedReply("\(error)")
         }
+        KafkaMetrics.requestDuration[topic].record(since: started)
         if let error = reply.error { throw .refused(error) }
         guard let body = reply.body else { throw .unexpectedReply("reply without body") }
         return body

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// geochat-admin: the operator's command line for the admin API of any gateway.
+@main
+struct GeoChatAdmin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geochat-admin",
+        abstract: "Administer a GeoChat cluster through the admin API of any gateway.",
+        discussion: """
+            Log in once (the token is kept in ~/.config/geochat/token, mode 0600, or given in
+            GEOCHAT_ADMIN_TOKEN); the gateway URL comes from --url, GEOCHAT_ADMIN_URL or the login.
+            """,
+        subcommands: [
+            Login.self, Logout.self, Rooms.self, Expire.self, Jobs.self, Sessions.self, BanCommand.self, UnbanCommand.self,
+            BansCommand.self, SettingsCommand.self, Audit.self,
+        ])
+}
+
+/// Options every command that talks to a gateway takes.
+struct Connection: ParsableArguments {
+    @Option(help: "The gateway, e.g. http://127.0.0.1:8080 (default: GEOCHAT_ADMIN_URL, else the one logged in to).")
+    var url: String?
+
+    func client() throws -> AdminClient {
+        try AdminClient(url: url, credentials: try CredentialStore.load())
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import GeoChatDomain
+
+struct Rooms: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List or search rooms (last visit, members, messages), show one, or remove one now.",
+        subcommands: [List.self, Show.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rooms, most recently visited first.")
+        @OptionGroup var connection: Connection
+        @Option(name: .shortAndLong, help: "Only rooms whose topic contains this (or whose id it is).") var search: String?
+        @Option(help: "At most this many.") var limit = 50
+
+        func run() async throws {
+            var path = "rooms?limit=\(limit)"
+            if let search { path += "&q=" + Format.query(search) }
+            let rooms = try await connection.client().get(path, as: AdminAPI.RoomsResponse.self).rooms
+            Format.table(
+                ["ID", "TOPIC", "Z", "LAST VISIT", "IDLE", "MEMBERS", "MESSAGES"],
+                rooms.map {
+                    [String($0.id), ($0.lobby ? "[lobby] " : "") + $0.topic, String($0.z), Format.time($0.lastVisitedAtMs),
+                     Format.age($0.lastVisitedAtMs), String($0.members), $0.messages.map(String.init) ?? "?"]
+                })
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One room with its present participants.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The room id.") var room: Int64
+
+        func run() async throws {
+            let room = try await connection.client().get("rooms/\(room)", as: AdminAPI.RoomResponse.self).room
+            print("room \(room.id)\(room.lobby ? " (lobby)" : ""): \(room.topic)")
+            print("  place        x \(room.x)  y \(room.y)  zoom \(room.z)")
+            print("  created      \(Format.time(room.createdAtMs))")
+            print("  last visit   \(Format.time(room.lastVisitedAtMs)) (\(Format.age(room.lastVisitedAtMs)) ago)")
+            print("  members      \(room.members)")
+            print("  messages     \(room.messages.map(String.init) ?? "?")")
+            print("  present      \((room.participants ?? []).joined(separator: ", "))")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a room now, with its messages and memberships (its id is never reused).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The room id.") var room: Int64
+
+        func run() async throws {
+            let removed = try await connection.client().send(
+                "DELETE", "rooms/\(room)", body: Optional<Int>.none, as: AdminAPI.RemovedResponse.self)
+            print("room \(removed.removed) removed")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import GeoChatDomain
+import GeoChatRuntime
+
+/// The expiry service's settings (docs/operations.md, "Expiry").
+struct ExpirySettings: Sendable {
+    /// How often the schedule starts a run (`expiry.interval.s`, default hourly).
+    var interval: Duration
+    /// Rooms not visited for this long go (`room.idle.limit.s`, default 30 days).
+    var idleLimit: Duration
+    /// Rooms per removal batch, one transaction at each owner (`expiry.batch.size`).
+    var batchSize: Int
+    /// Ids per selection page (`expiry.page.size`).
+    var pageSize: Int
+    /// Batches in flight at once, so the rooms and messaging services work side by side (`expiry.parallel`).
+    var parallel: Int
+    /// How long one batch may take at an owner before it is asked again (`expiry.request.timeout.s`).
+    var requestTimeout: Duration
+    /// How many rooms a dry run lists in its report.
+    var dryRunListLimit = 1000
+
+    /// An on-demand run's idle limit must lie in this range (seconds): the
+    /// `room.idle.limit.s` setting's range, one rule for the admin API and here.
+    static let idleLimitRange = SettingsCatalog.definition(SettingName.roomIdleLimit.rawValue)?.range ?? 60...315_360_000
+
+    init(_ configuration: Configuration) throws {
+        interval = try configuration.seconds("expiry.interval.s", default: 3600)
+        idleLimit = try configuration.seconds("room.idle.limit.s", default: 30 * 86_400)
+        batchSize = min(max(try configuration.int("expiry.batch.size", default: 2000), 1), Limits.maxRoomBatch)
+        pageSize = min(max(try configuration.int("expiry.page.size", default: 10_000), 1), Limits.maxRoomBatch)
+        parallel = min(max(try configuration.int("expiry.parallel", default: 2), 1), 16)
+        requestTimeout = try configuration.seconds("expiry.request.timeout.s", default: 30)
+    }
+}

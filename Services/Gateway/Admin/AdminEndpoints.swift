@@ -1,0 +1,35 @@
+import GeoChatDomain
+import Hummingbird
+import Logging
+
+/// What each admin endpoint does; one file per area (accounts, rooms, expiry,
+/// bans, settings). Reads ask the owning services; changes go to them as
+/// commands; every change lands in the audit log.
+struct AdminEndpoints: Sendable {
+    let backend: AdminBackend
+    let sessions: SessionDirectory
+    let presence: PresenceTracker
+    let messages: MessageReadModel
+    let settings: GatewaySettings
+    let throttle: LoginThrottle
+    let logger: Logger
+
+    var bans: BanList { sessions.bans }
+
+    /// The admin behind `Authorization: Bearer <token>`. Only the token's SHA-256
+    /// leaves the gateway; the session service checks expiry and revocation.
+    func authenticate(_ request: Request) async throws(AdminFailure) -> (AdminIdentity, String) {
+        guard let header = request.headers[.authorization] else {
+            throw .unauthorized("log in first: POST /admin/login, then send 'Authorization: Bearer <token>'")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let hash = BearerToken.hash(String(parts[1])) else {
+            throw .unauthorized("the Authorization header is not a bearer token of this server")
+        }
+        switch try await backend.admin(.authenticate(tokenHash: hash), key: hash) {
+        case .identity(let identity): return (identity, hash)
+        case .unauthorized(let why): throw .unauthorized(why)
+        default: throw AdminFailure(.unavailable)
+        }
+    }
+}

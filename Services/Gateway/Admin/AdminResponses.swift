@@ -1,0 +1,93 @@
+import Foundation
+import GeoChatDomain
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Why an admin request failed, as the HTTP status and the JSON error it answers.
+struct AdminFailure: Error, Sendable {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+
+    static func unauthorized(_ message: String) -> AdminFailure { .init(status: .unauthorized, code: "unauthorized", message: message) }
+    static func badRequest(_ message: String) -> AdminFailure { .init(status: .badRequest, code: "bad_request", message: message) }
+    static func notFound(_ message: String) -> AdminFailure { .init(status: .notFound, code: "not_found", message: message) }
+    static func tooManyLogins() -> AdminFailure {
+        .init(status: .tooManyRequests, code: "rate_limited", message: "too many failed logins; try again in a minute")
+    }
+
+    /// A service's refusal: its code and text, with the status the contract gives the code.
+    init(_ error: ProtocolError) {
+        switch error.code {
+        case .missingParam, .badParam: self.init(status: .badRequest, code: "bad_request", message: error.text)
+        case .noSuchChat: self.init(status: .notFound, code: "not_found", message: error.text)
+        default:
+            self.init(status: HTTPResponse.Status(code: error.code.httpStatus), code: error.code.rawValue, message: error.text)
+        }
+    }
+
+    init(status: HTTPResponse.Status, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+}
+
+/// JSON in and out of the admin API.
+enum AdminJSON {
+    static let maxBodyBytes = 16 * 1024
+
+    static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func failure(_ failure: AdminFailure) -> Response {
+        var response = response(AdminAPI.ErrorResponse(code: failure.code, message: failure.message), status: failure.status)
+        if failure.status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"geochat-admin\"" }
+        if failure.status == .serviceUnavailable || failure.status == .tooManyRequests {
+            response.headers[HTTPField.Name("Retry-After")!] = "1"
+        }
+        return response
+    }
+
+    /// The request's JSON body as `T`, or a 400 that says what is wrong.
+    static func body<T: Decodable>(_ type: T.Type, of request: Request) async throws(AdminFailure) -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw AdminFailure(status: .contentTooLarge, code: "too_large", message: "the body is over \(maxBodyBytes) bytes")
+        } catch {
+            throw .badRequest("the body could not be read")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw .badRequest("the body lacks '\(key.stringValue)'")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw .badRequest("'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+        } catch {
+            throw .badRequest("the body is not the JSON this endpoint takes")
+        }
+    }
+
+    /// An optional integer query parameter within `range`.
+    static func int(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(AdminFailure) -> Int {
+        guard let raw = request.uri.queryParameters[name[...]] else { return value }
+        guard let parsed = Int(String(raw)), range.contains(parsed) else {
+            throw .badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return parsed
+    }
+
+    static func text(_ request: Request, _ name: String) -> String? {
+        request.uri.queryParameters[name[...]].map(String.init)
+    }
+}

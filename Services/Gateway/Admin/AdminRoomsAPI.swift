@@ -1,0 +1,52 @@
+import GeoChatDomain
+import GeoChatRuntime
+import Hummingbird
+
+/// Rooms: list and search (rooms answer place, visits and members, messaging
+/// the message counts), one room with its present participants, removal now.
+extension AdminEndpoints {
+    func rooms(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let limit = try AdminJSON.int(call.request, "limit", default: 50, range: 1...1000)
+        let search = AdminJSON.text(call.request, "q")
+        guard case .admin(.rooms(var rooms)) = try await backend.rooms(.list(search: search, limit: limit), key: ServiceClients.newKey())
+        else { throw AdminFailure(.unavailable) }
+        let counts = try await backend.messageCounts(rooms.map(\.id))
+        for i in rooms.indices { rooms[i].messages = counts[rooms[i].id] ?? 0 }
+        return AdminJSON.response(AdminAPI.RoomsResponse(rooms: rooms))
+    }
+
+    func room(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let id = try roomID(call)
+        guard case .admin(.rooms(let found)) = try await backend.rooms(.list(search: String(id), limit: 1000), key: String(id)),
+            var room = found.first(where: { $0.id == id })
+        else { throw .notFound("no room \(id)") }
+        room.messages = try await backend.messageCounts([id])[id] ?? 0
+        let now = currentTimeMs()
+        room.participants = try await backend.members(id)
+            .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
+            .filter { !bans.isBanned(session: $0.session, nick: $0.nick) }
+            .map(\.nick)
+        return AdminJSON.response(AdminAPI.RoomResponse(room: room))
+    }
+
+    func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let id = try roomID(call)
+        do {
+            _ = try await backend.rooms(.remove(room: id, by: call.name), key: String(id))
+        } catch {
+            await backend.audit(call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused", error.message)
+            throw error
+        }
+        // This gateway answers 404 at once; the others on the `removed` event.
+        messages.remove([id])
+        await backend.audit(call.name, "remove-room", "room \(id)", "ok")
+        return AdminJSON.response(AdminAPI.RemovedResponse(removed: id))
+    }
+
+    private func roomID(_ call: AdminCall) throws(AdminFailure) -> RoomID {
+        guard let raw = call.parameter("room"), let id = RoomID(raw), id > 0 else {
+            throw .badRequest("the room id must be a positive integer")
+        }
+        return id
+    }
+}

@@ -1,0 +1,20 @@
+import Hummingbird
+import NIOCore
+
+/// The gateway's request context: the basic one plus the client's address,
+/// which the per-address rate limits key on.
+struct GatewayRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The peer of the TCP connection (the load balancer's, behind one).
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The client's address as the limits see it: the IP without the port.
+    var clientAddress: String {
+        remoteAddress?.ipAddress ?? "unknown"
+    }
+}

@@ -1,0 +1,63 @@
+import GeoChatRuntime
+
+/// The numbers of the gateway's abuse limits, in one place so they can later be
+/// fed from live settings (`rate.*`) instead of the start-up configuration.
+///
+/// Every key is a flag or an environment variable (`rate.post.per.s` is
+/// `GEOCHAT_RATE_POST_PER_S`). A rate or burst of 0 turns that limit off.
+/// Defaults follow Synapse's `rc_message` (0.2 messages/s, burst 10) for one
+/// session's posts, with ejabberd's `min_message_interval` idea on top; the
+/// per-address limits are looser because many phones share a carrier's NAT.
+struct RateLimitSettings: Sendable, Equatable {
+    var postPerSession: TokenBucket.Rule
+    var postPerAddress: TokenBucket.Rule
+    var createPerSession: TokenBucket.Rule
+    var createPerAddress: TokenBucket.Rule
+    var startPerAddress: TokenBucket.Rule
+    /// New rooms one session may create per hour (a bucket of this size refilled over an hour).
+    var roomsPerSessionPerHour: Int
+
+    static let defaults = RateLimitSettings(
+        postPerSession: .init(perSecond: 0.2, capacity: 10, minIntervalNs: 200_000_000),
+        postPerAddress: .init(perSecond: 5, capacity: 50),
+        createPerSession: .init(perSecond: 0.1, capacity: 3),
+        createPerAddress: .init(perSecond: 1, capacity: 20),
+        startPerAddress: .init(perSecond: 1, capacity: 30),
+        roomsPerSessionPerHour: 20)
+
+    init(
+        postPerSession: TokenBucket.Rule, postPerAddress: TokenBucket.Rule, createPerSession: TokenBucket.Rule,
+        createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule, roomsPerSessionPerHour: Int
+    ) {
+        self.postPerSession = postPerSession
+        self.postPerAddress = postPerAddress
+        self.createPerSession = createPerSession
+        self.createPerAddress = createPerAddress
+        self.startPerAddress = startPerAddress
+        self.roomsPerSessionPerHour = roomsPerSessionPerHour
+    }
+
+    init(_ configuration: Configuration) throws {
+        let d = Self.defaults
+        func rule(_ key: String, _ fallback: TokenBucket.Rule) throws -> TokenBucket.Rule {
+            var rule = fallback
+            rule.perSecond = try configuration.double("rate.\(key).per.s", default: fallback.perSecond)
+            rule.capacity = try configuration.double("rate.\(key).burst", default: fallback.capacity)
+            return rule
+        }
+        postPerSession = try rule("post", d.postPerSession)
+        postPerSession.minIntervalNs = UInt64(
+            max(0, try configuration.int("rate.post.min.interval.ms", default: Int(d.postPerSession.minIntervalNs / 1_000_000))))
+            * 1_000_000
+        postPerAddress = try rule("post.address", d.postPerAddress)
+        createPerSession = try rule("create", d.createPerSession)
+        createPerAddress = try rule("create.address", d.createPerAddress)
+        startPerAddress = try rule("start.address", d.startPerAddress)
+        roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
+    }
+
+    /// The hourly room cap as a bucket: `roomsPerSessionPerHour` at once, refilled over an hour.
+    var roomsPerSession: TokenBucket.Rule {
+        .init(perSecond: Double(roomsPerSessionPerHour) / 3600, capacity: Double(roomsPerSessionPerHour))
+    }
+}

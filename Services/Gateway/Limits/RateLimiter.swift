@@ -1,0 +1,110 @@
+import GeoChatDomain
+import Synchronization
+
+/// Token-bucket limits on the writes abusers repeat: posts, room creation and
+/// session starts, per session and per client address.
+///
+/// The buckets live in this gateway's memory: with N gateways a client that
+/// spreads its requests over all of them gets at most N times the rate. Reads
+/// (polls, region queries) are not limited here; they are answered from memory.
+final class RateLimiter: Sendable {
+    /// Why a request was refused: come back after this long.
+    struct Refusal: Error, Equatable {
+        var retryAfterSeconds: Int
+    }
+
+    enum Scope: Hashable, Sendable {
+        case postBySession(String), postByAddress(String)
+        case createBySession(String), createByAddress(String), roomsBySession(String)
+        case startByAddress(String)
+    }
+
+    private let settings: Mutex<RateLimitSettings>
+    private let buckets = Mutex<[Scope: TokenBucket]>([:])
+    private let now: @Sendable () -> UInt64
+
+    init(settings: RateLimitSettings, now: @escaping @Sendable () -> UInt64 = { MonotonicClock.ns() }) {
+        self.settings = Mutex(settings)
+        self.now = now
+    }
+
+    /// New numbers (e.g. from live settings); buckets keep their tokens.
+    func update(_ new: RateLimitSettings) { settings.withLock { $0 = new } }
+
+    /// Admits the request (taking its tokens) or says when to come back.
+    func admit(_ request: LegacyRequest, address: String) -> Refusal? {
+        let s = settings.withLock { $0 }
+        let scopes: [(Scope, TokenBucket.Rule)]
+        switch request {
+        case .chat(.say(let session, _, _)):
+            scopes = [(.postBySession(session.value), s.postPerSession), (.postByAddress(address), s.postPerAddress)]
+        case .lobbyPost:
+            scopes = [(.postByAddress(address), s.postPerAddress)]
+        case .chat(.create(let session, _, _, _)):
+            scopes = [
+                (.createBySession(session.value), s.createPerSession), (.createByAddress(address), s.createPerAddress),
+                (.roomsBySession(session.value), s.roomsPerSession),
+            ]
+        case .chat(.start):
+            scopes = [(.startByAddress(address), s.startPerAddress)]
+        default:
+            return nil
+        }
+        return take(scopes.filter { !$0.1.isOff })
+    }
+
+    /// Takes one token from every bucket, or none when any of them is short.
+    private func take(_ scopes: [(Scope, TokenBucket.Rule)]) -> Refusal? {
+        guard !scopes.isEmpty else { return nil }
+        let t = now()
+        let waitNs = buckets.withLock { table -> UInt64 in
+            var longest: UInt64 = 0
+            for (scope, rule) in scopes {
+                var bucket = table[scope] ?? TokenBucket(rule: rule, nowNs: t)
+                bucket.refill(rule, nowNs: t)
+                table[scope] = bucket
+                longest = max(longest, bucket.wait(rule, nowNs: t))
+            }
+            guard longest == 0 else { return longest }
+            for (scope, _) in scopes { table[scope]!.take(nowNs: t) }
+            return 0
+        }
+        guard waitNs > 0 else { return nil }
+        return Refusal(retryAfterSeconds: max(1, Int((Double(waitNs) / 1e9).rounded(.up))))
+    }
+
+    /// Forgets buckets that are full again, so memory follows active clients only.
+    func prune() {
+        let s = settings.withLock { $0 }
+        let t = now()
+        buckets.withLock { table in
+            table = table.filter { scope, bucket in !bucket.isIdle(s.rule(for: scope), nowNs: t) }
+        }
+    }
+
+    var bucketCount: Int { buckets.withLock { $0.count } }
+}
+
+extension RateLimitSettings {
+    func rule(for scope: RateLimiter.Scope) -> TokenBucket.Rule {
+        switch scope {
+        case .postBySession: postPerSession
+        case .postByAddress: postPerAddress
+        case .createBySession: createPerSession
+        case .createByAddress: createPerAddress
+        case .roomsBySession: roomsPerSession
+        case .startByAddress: startPerAddress
+        }
+    }
+}
+
+/// A monotonic clock in nanoseconds since the process began (not wall time:
+/// buckets must not jump when the system clock is set).
+enum MonotonicClock {
+    static let origin = ContinuousClock.now
+
+    static func ns() -> UInt64 {
+        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000
+    }
+}

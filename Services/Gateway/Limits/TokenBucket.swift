@@ -1,0 +1,51 @@
+/// A token bucket: holds up to `capacity` tokens, refills at `perSecond`, and
+/// each admitted action takes one. A burst of `capacity` passes at once; after
+/// that the sustained rate is `perSecond`. Optionally two admitted actions are
+/// at least `minInterval` apart (ejabberd's `min_message_interval`).
+struct TokenBucket: Sendable {
+    struct Rule: Sendable, Equatable {
+        var perSecond: Double
+        var capacity: Double
+        var minIntervalNs: UInt64 = 0
+
+        /// A rule with a non-positive rate or burst limits nothing.
+        var isOff: Bool { perSecond <= 0 || capacity <= 0 }
+    }
+
+    private(set) var tokens: Double
+    private(set) var lastRefillNs: UInt64
+    private var lastTakenNs: UInt64?
+
+    init(rule: Rule, nowNs: UInt64) {
+        tokens = rule.capacity
+        lastRefillNs = nowNs
+    }
+
+    mutating func refill(_ rule: Rule, nowNs: UInt64) {
+        guard nowNs > lastRefillNs else { return }
+        tokens = min(rule.capacity, tokens + Double(nowNs - lastRefillNs) / 1e9 * rule.perSecond)
+        lastRefillNs = nowNs
+    }
+
+    /// Nanoseconds until one token may be taken; 0 when one may be taken now.
+    func wait(_ rule: Rule, nowNs: UInt64) -> UInt64 {
+        var wait: UInt64 = 0
+        if tokens < 1 { wait = UInt64(((1 - tokens) / rule.perSecond * 1e9).rounded(.up)) }
+        if let lastTakenNs, rule.minIntervalNs > 0, nowNs < lastTakenNs + rule.minIntervalNs {
+            wait = max(wait, lastTakenNs + rule.minIntervalNs - nowNs)
+        }
+        return wait
+    }
+
+    mutating func take(nowNs: UInt64) {
+        tokens -= 1
+        lastTakenNs = nowNs
+    }
+
+    /// Full and not taken from within `minInterval`: forgetting it changes nothing.
+    func isIdle(_ rule: Rule, nowNs: UInt64) -> Bool {
+        var copy = self
+        copy.refill(rule, nowNs: nowNs)
+        return copy.tokens >= rule.capacity && copy.wait(rule, nowNs: nowNs) == 0
+    }
+}

@@ -1,0 +1,59 @@
+import GeoChatDomain
+import GeoChatKafka
+import Logging
+
+/// Publishes settings and bans on their state topics: each change as it is
+/// committed, and everything stored at start and whenever the topics lost
+/// records (a broker that keeps topics in memory restarted). Readers keep the
+/// highest version per key, so publishing again is always harmless.
+struct StateBroadcaster: Sendable {
+    let store: AdminStore
+    let events: EventPublisher
+    let topics: TopicProvisioner
+    let logger: Logger
+
+    func publish(_ setting: SettingValue) async throws {
+        try await events.publish(setting, schema: EventSchemas.setting, topic: Topics.settings, key: setting.name)
+    }
+
+    func publish(_ ban: Ban) async throws {
+        try await events.publish(ban, schema: EventSchemas.ban, topic: Topics.bans, key: ban.target.key)
+    }
+
+    func publishAll() async throws {
+        let settings = try await store.settings()
+        let bans = try await store.allBans()
+        for setting in settings { try await publish(setting) }
+        for ban in bans { try await publish(ban) }
+        logger.info("settings and bans published", metadata: ["settings": "\(settings.count)", "bans": "\(bans.count)"])
+    }
+
+    /// At start, then every `interval`: publish everything again when the topics
+    /// hold fewer records than they did (they were made anew, empty).
+    func run(every interval: Duration = .seconds(5)) async {
+        var published = false
+        var lastCount: Int64 = 0
+        while !Task.isCancelled {
+            do {
+                let count = try await recordCount()
+                if !published || count < lastCount {
+                    if published {
+                        logger.warning("state topics lost records; publishing settings and bans again", metadata: ["had": "\(lastCount)", "has": "\(count)"])
+                    }
+                    try await publishAll()
+                    published = true
+                    lastCount = try await recordCount()
+                } else {
+                    lastCount = count
+                }
+            } catch {
+                logger.warning("settings and bans not published yet", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func recordCount() async throws -> Int64 {
+        try await topics.recordCount(Topics.settings) + topics.recordCount(Topics.bans)
+    }
+}

@@ -1,0 +1,42 @@
+/// Every metric family GeoChat exposes, by name: one place to read them all
+/// (docs/operations.md, "Metrics", explains each). Durations are histograms in
+/// seconds; counters end in `_total`.
+public enum MetricNames {
+    // Gateway: legacy HTTP requests, labelled by command (`messages`, `say`, …, `invalid`).
+    public static let httpRequests = "geochat_http_requests_total"
+    public static let httpRequestErrors = "geochat_http_request_errors_total"
+    public static let httpRequestDuration = "geochat_http_request_duration_seconds"
+    // Gateway read models.
+    public static let gatewaySessions = "geochat_gateway_sessions"
+    public static let gatewayRoomsLoaded = "geochat_gateway_rooms_loaded"
+
+    // Kafka transport, labelled by topic (reply topics collapse to `geochat.replies`).
+    public static let kafkaProduced = "geochat_kafka_produced_total"
+    public static let kafkaProduceErrors = "geochat_kafka_produce_errors_total"
+    public static let kafkaConsumed = "geochat_kafka_consumed_total"
+    public static let kafkaConsumerLag = "geochat_kafka_consumer_lag"
+    // Request/reply: requester side (by command topic) and owner side (by command).
+    public static let requestDuration = "geochat_request_duration_seconds"
+    public static let requestTimeouts = "geochat_request_timeouts_total"
+    public static let commandsHandled = "geochat_commands_total"
+    public static let commandErrors = "geochat_command_errors_total"
+    public static let commandDuration = "geochat_command_duration_seconds"
+    public static let commandsDropped = "geochat_commands_dropped_total"
+
+    // PostgreSQL pool, per service.
+    public static let pgQueryDuration = "geochat_pg_query_duration_seconds"
+    public static let pgQueryErrors = "geochat_pg_query_errors_total"
+    public static let pgConnectionsInUse = "geochat_pg_connections_in_use"
+    public static let pgPoolSize = "geochat_pg_pool_max_connections"
+
+    // Expiry jobs.
+    public static let expiryJobsStarted = "geochat_expiry_jobs_started_total"
+    public static let expiryJobsFinished = "geochat_expiry_jobs_finished_total"
+    public static let expiryJobRunning = "geochat_expiry_job_running"
+    public static let expiryRoomsExamined = "geochat_expiry_job_rooms_examined"
+    public static let expiryRoomsRemoved = "geochat_expiry_job_rooms_removed"
+    public static let expiryRoomsFailed = "geochat_expiry_job_rooms_failed"
+
+    // The process.
+    public static let residentMemory = "geochat_process_resident_memory_bytes"
+}

@@ -1,0 +1,114 @@
+@testable import Gateway
+import GeoChatDomain
+import Synchronization
+import XCTest
+
+/// The token buckets, on a clock the test moves by hand.
+final class RateLimiterTests: XCTestCase {
+    final class FakeClock: Sendable {
+        let ns = Mutex<UInt64>(1_000_000_000)
+        func advance(seconds: Double) { ns.withLock { $0 += UInt64(seconds * 1e9) } }
+        func now() -> UInt64 { ns.withLock { $0 } }
+    }
+
+    let a = SessionID("aaaaaaaaaaaaaaaaaaaaaaaaaa")!
+    let b = SessionID("bbbbbbbbbbbbbbbbbbbbbbbbbb")!
+
+    func limiter(_ settings: RateLimitSettings = .defaults) -> (RateLimiter, FakeClock) {
+        let clock = FakeClock()
+        return (RateLimiter(settings: settings, now: { clock.now() }), clock)
+    }
+
+    func say(_ session: SessionID) -> LegacyRequest { .chat(.say(session: session, room: 1, text: "x")) }
+
+    func create(_ session: SessionID, _ n: Int) -> LegacyRequest {
+        .chat(.create(session: session, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(3)!, topic: "t\(n)"))
+    }
+
+    func testPostsBurstThenSustainedRateLikeSynapse() {
+        let (limits, clock) = limiter()
+        for i in 0..<10 {
+            XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"), "post \(i) of the burst")
+            clock.advance(seconds: 0.2)  // the minimum interval between two posts
+        }
+        let refusal = limits.admit(say(a), address: "10.0.0.1")
+        XCTAssertNotNil(refusal)
+        XCTAssertLessThanOrEqual(refusal!.retryAfterSeconds, 5)
+        XCTAssertNil(limits.admit(say(b), address: "10.0.0.1"), "another session has its own bucket")
+        clock.advance(seconds: 5)
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"), "0.2/s: one more after 5 s")
+        XCTAssertNotNil(limits.admit(say(a), address: "10.0.0.1"))
+    }
+
+    func testMinimumIntervalBetweenPosts() {
+        let (limits, clock) = limiter()
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))
+        XCTAssertEqual(limits.admit(say(a), address: "10.0.0.1"), RateLimiter.Refusal(retryAfterSeconds: 1))
+        clock.advance(seconds: 0.21)
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))
+    }
+
+    func testPerAddressLimitSpansSessions() {
+        var settings = RateLimitSettings.defaults
+        settings.postPerAddress = .init(perSecond: 1, capacity: 3)
+        let (limits, _) = limiter(settings)
+        let sessions = (0..<5).map { _ in SessionID.random() }
+        XCTAssertEqual(sessions.map { limits.admit(say($0), address: "10.0.0.9") == nil }, [true, true, true, false, false])
+        XCTAssertNil(limits.admit(say(SessionID.random()), address: "10.0.0.10"))
+    }
+
+    func testARefusedRequestTakesNoToken() {
+        var settings = RateLimitSettings.defaults
+        settings.postPerAddress = .init(perSecond: 1, capacity: 1)
+        let (limits, clock) = limiter(settings)
+        XCTAssertNil(limits.admit(say(a), address: "x"))
+        clock.advance(seconds: 0.5)
+        XCTAssertNotNil(limits.admit(say(b), address: "x"), "the address is empty")
+        clock.advance(seconds: 0.5)
+        // b's session bucket was not charged by the refusal: its whole burst is left.
+        XCTAssertNil(limits.admit(say(b), address: "x"))
+    }
+
+    func testRoomsPerSessionPerHour() {
+        var settings = RateLimitSettings.defaults
+        settings.createPerSession = .init(perSecond: 0, capacity: 0)  // off: only the hourly cap counts
+        settings.roomsPerSessionPerHour = 4
+        let (limits, clock) = limiter(settings)
+        for i in 0..<4 { XCTAssertNil(limits.admit(create(a, i), address: "x")) }
+        let refusal = limits.admit(create(a, 5), address: "x")
+        XCTAssertEqual(refusal?.retryAfterSeconds, 900, "a new room every 15 minutes at 4 per hour")
+        clock.advance(seconds: 900)
+        XCTAssertNil(limits.admit(create(a, 6), address: "x"))
+    }
+
+    func testStartsPerAddressAndReadsAreFree() {
+        var settings = RateLimitSettings.defaults
+        settings.startPerAddress = .init(perSecond: 1, capacity: 2)
+        let (limits, _) = limiter(settings)
+        let start = LegacyRequest.chat(.start(nick: Nickname("Ann")!))
+        XCTAssertNil(limits.admit(start, address: "x"))
+        XCTAssertNil(limits.admit(start, address: "x"))
+        XCTAssertNotNil(limits.admit(start, address: "x"))
+        for _ in 0..<1000 {
+            XCTAssertNil(limits.admit(.chat(.messages(room: 1, past: 0, limit: 50, session: a)), address: "x"))
+        }
+    }
+
+    func testZeroTurnsALimitOff() {
+        var settings = RateLimitSettings.defaults
+        settings.postPerSession = .init(perSecond: 0, capacity: 10)
+        settings.postPerAddress = .init(perSecond: 0, capacity: 0)
+        let (limits, _) = limiter(settings)
+        for _ in 0..<1000 { XCTAssertNil(limits.admit(say(a), address: "x")) }
+        XCTAssertEqual(limits.bucketCount, 0)
+    }
+
+    func testIdleBucketsAreForgotten() {
+        let (limits, clock) = limiter()
+        for _ in 0..<100 { _ = limits.admit(say(SessionID.random()), address: "10.0.0.1") }
+        XCTAssertEqual(limits.bucketCount, 101)
+        clock.advance(seconds: 60)
+        limits.prune()
+        XCTAssertEqual(limits.bucketCount, 0)
+    }
+}

@@ -1,0 +1,79 @@
+"""Helpers for the admin API tests: an admin account made by the bootstrap
+command of the session service, JSON requests with a bearer token."""
+import json
+import os
+import secrets
+import subprocess
+import urllib.error
+import urllib.request
+
+from conftest import wait_until
+
+
+class JSONResponse:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    @property
+    def json(self):
+        return json.loads(self.body.decode("utf-8"))
+
+    def __repr__(self):
+        return f"<{self.status} {self.body[:400]!r}>"
+
+
+def api(gateway, method, path, body=None, token=None, raw=None, timeout=20):
+    """One admin API request; never raises on 4xx/5xx."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(gateway + "/admin/" + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            response = JSONResponse(r.status, r.headers, r.read())
+    except urllib.error.HTTPError as e:
+        response = JSONResponse(e.code, e.headers, e.read())
+    assert response.headers.get("Content-Type") == "application/json", response
+    return response
+
+
+def assert_api_error(response, status, code):
+    assert response.status == status, response
+    assert response.json["error"]["code"] == code, response
+    assert response.json["error"]["message"], response
+
+
+def session_env(stack):
+    """The environment the session service runs with (PostgreSQL settings)."""
+    env = dict(os.environ)
+    with open(os.path.join(stack["STATE_DIR"], "instances", "session-1.env")) as f:
+        for line in f:
+            line = line.strip()
+            if "=" in line and not line.startswith("#"):
+                key, value = line.split("=", 1)
+                env[key] = value
+    env["LD_LIBRARY_PATH"] = os.path.join(stack["ROOT"], ".runtime", "lib")
+    return env
+
+
+def bootstrap_admin(stack, name=None, password=None, extra=()):
+    """`geochat-session bootstrap-admin --name NAME`, the password on standard input."""
+    name = name or "adm" + secrets.token_hex(5)
+    password = password or secrets.token_urlsafe(18)
+    run = subprocess.run(
+        [os.path.join(stack["BIN_DIR"], "geochat-session"), "bootstrap-admin", "--name", name, *extra],
+        input=password + "\n", capture_output=True, text=True, env=session_env(stack), timeout=120)
+    return name, password, run
+
+
+def login(gateway, name, password):
+    response = api(gateway, "POST", "login", {"name": name, "password": password})
+    assert response.status == 200, response
+    return response.json["token"]
+
+
+def until_status(gateway, method, path, status, token, timeout=10, body=None):
+    return wait_until(lambda: api(gateway, method, path, body, token=token).status == status, timeout=timeout,
+                      interval=0.2, message=f"{method} {path} answering {status} on {gateway}")

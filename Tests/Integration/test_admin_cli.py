@@ -1,0 +1,95 @@
+"""geochat-admin, the operator's command line, driven against the real stack:
+login (token file 0600), settings get/set, rooms, bans, sessions, audit, logout."""
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from admin_support import bootstrap_admin
+from conftest import chat, create, say, start, unique_nick, unique_topic, wait_until
+
+
+@pytest.fixture(scope="module")
+def cli(stack, tmp_path_factory):
+    name, password, run = bootstrap_admin(stack)
+    assert run.returncode == 0, run.stdout + run.stderr
+    home = tmp_path_factory.mktemp("cli-home")
+
+    def geochat_admin(*args, stdin=None, env=None, check=True):
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_ADMIN_")}
+        environment.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}, **(env or {}))
+        result = subprocess.run([os.path.join(stack["BIN_DIR"], "geochat-admin"), *args], input=stdin,
+                                capture_output=True, text=True, env=environment, timeout=60)
+        if check:
+            assert result.returncode == 0, result.stdout + result.stderr
+        return result
+
+    geochat_admin.name, geochat_admin.password, geochat_admin.home = name, password, home
+    return geochat_admin
+
+
+def test_login_keeps_the_token_readable_by_its_owner_only(stack, cli):
+    a = stack["gateways"][0]
+    wrong = cli("login", "--url", a, "--name", cli.name, stdin="not the password\n", check=False)
+    assert wrong.returncode != 0 and "wrong name or password" in wrong.stderr
+    done = cli("login", "--url", a, "--name", cli.name, stdin=cli.password + "\n")
+    assert f"logged in as {cli.name}" in done.stdout
+    token_file = cli.home / ".config" / "geochat" / "token"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    saved = json.loads(token_file.read_text())
+    assert saved["url"] == a and saved["token"].startswith("gca_") and saved["name"] == cli.name
+
+
+def test_settings_get_and_set(stack, cli):
+    shown = cli("settings", "get").stdout
+    assert "presence.timeout.s" in shown and "room.cap" in shown and "rate.requests.per.s" in shown
+    changed = cli("settings", "set", "session.lifetime.s=2d").stdout
+    assert "session.lifetime.s = 172800 (2d)" in changed
+    one = cli("settings", "get", "session.lifetime.s").stdout
+    assert "172800 (2d)" in one and cli.name in one
+    refused = cli("settings", "set", "room.cap=0", check=False)
+    assert refused.returncode != 0 and "between 1 and 5000" in refused.stderr
+    bad = cli("settings", "set", "room.cap", check=False)
+    assert bad.returncode != 0
+    cli("settings", "set", "session.lifetime.s=86400")
+
+
+def test_rooms_lists_and_removes(stack, cli):
+    a = stack["gateways"][0]
+    session = start(a)
+    topic = unique_topic()
+    room = create(a, session, 0.44, 0.55, 12, topic)
+    say(a, session, room["id"], "listed")
+    listing = cli("rooms", "--search", topic.split()[1]).stdout
+    lines = [line for line in listing.splitlines() if line.startswith(str(room["id"]) + " ")]
+    assert len(lines) == 1 and topic in lines[0], listing
+    assert lines[0].split()[-2:] == ["1", "1"], listing  # members, messages
+    shown = cli("rooms", "show", str(room["id"])).stdout
+    assert "messages     1" in shown
+    assert f"room {room['id']} removed" in cli("rooms", "remove", str(room["id"])).stdout
+    wait_until(lambda: chat(a, cmd="messages", chatid=room["id"]).status == 404, message="the room gone")
+    assert "no such chat room" in cli("rooms", "remove", str(room["id"]), check=False).stderr
+
+
+def test_ban_bans_unban_and_sessions(stack, cli):
+    a, b = stack["gateways"][:2]
+    nick = unique_nick()
+    session = start(b, nick)
+    assert "banned nick " + nick in cli("ban", "--nick", nick, "--reason", "cli test").stdout
+    assert nick in cli("bans").stdout
+    wait_until(lambda: chat(b, cmd="join", sessionid=session, chatid=1).status == 403, message="the ban on B")
+    sessions = cli("sessions", "--nick", nick).stdout
+    assert session in sessions and "yes" in sessions
+    assert "ban lifted" in cli("unban", "--nick", nick).stdout
+    assert cli("ban", "--nick", nick, "--session", session, check=False).returncode != 0
+
+
+def test_audit_and_logout(stack, cli):
+    audit = cli("audit", "--limit", "200").stdout
+    assert "settings" in audit and "remove-room" in audit and cli.name in audit
+    assert "logged out" in cli("logout").stdout
+    assert not (cli.home / ".config" / "geochat" / "token").exists()
+    after = cli("rooms", "--url", stack["gateways"][0], check=False)
+    assert after.returncode != 0 and "log in" in after.stderr

@@ -1,0 +1,181 @@
+"""Abuse limits on a gateway with the default limits (the test stack's own
+gateways run with limits raised for the load tests): 429 rate_limited with
+Retry-After, nothing done for a refused request; connection timeouts."""
+import os
+import socket
+import subprocess
+import time
+import urllib.parse
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import assert_error, chat, count, http, start, unique_topic, wait_until
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.fixture(scope="module")
+def strict_gateway(stack):
+    """A third gateway on the same cluster, with every rate setting at its default."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
+    with open(os.path.join(stack["STATE_DIR"], "instances", "gateway-1.env")) as f:
+        for line in f:
+            key, _, value = line.strip().partition("=")
+            if key and not key.startswith("GEOCHAT_RATE_") and key != "BINARY":
+                env[key] = value
+    port = _free_port()
+    env.update({"GEOCHAT_INSTANCE_ID": "gateway-limits-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
+                "GEOCHAT_HTTP_IDLE_TIMEOUT_S": "2", "GEOCHAT_HTTP_BODY_TIMEOUT_S": "2",
+                "LD_LIBRARY_PATH": os.path.join(stack["ROOT"], ".runtime", "lib")})
+    log = open(os.path.join(stack["STATE_DIR"], "logs", "gateway-limits.log"), "ab")
+    process = subprocess.Popen([os.path.join(stack["BIN_DIR"], "geochat-gateway")], env=env, stdout=log,
+                               stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: http(url + "/ready", timeout=2).status == 200 if _open(port) else False, timeout=60,
+                   interval=0.3, message="the strict gateway is ready")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def _open(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def assert_limited(response):
+    assert_error(response, 429, "rate_limited")
+    retry = int(response.headers.get("Retry-After"))
+    assert retry >= 1
+    return retry
+
+
+def at_once(calls):
+    """Runs the calls in parallel threads: they reach the gateway within
+    milliseconds of each other however slow the machine is."""
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(lambda call: call(), calls))
+
+
+def test_posts_per_session(stack, strict_gateway):
+    g = strict_gateway
+    session = start(g)
+    room = chat(g, cmd="create", sessionid=session, lon=0.31, lat=0.31, z=4, topic=unique_topic())
+    room_id = int(room.dom().getElementsByTagName("id")[0].firstChild.data)
+    # Two posts at the same moment: one passes, the other is within the minimum interval.
+    texts = ["twin a " + uuid.uuid4().hex, "twin b " + uuid.uuid4().hex]
+    answers = at_once([lambda t=t: chat(g, cmd="say", sessionid=session, chatid=room_id, msg=t) for t in texts])
+    assert sorted(a.status for a in answers) == [200, 429], answers
+    refused = [t for t, a in zip(texts, answers) if a.status == 429]
+    assert assert_limited([a for a in answers if a.status == 429][0]) == 1
+    # Then posts spaced past the minimum interval until the burst of 10 is spent.
+    began = time.monotonic()
+    passed = 1
+    while True:
+        time.sleep(0.25)
+        text = "burst " + uuid.uuid4().hex
+        answer = chat(g, cmd="say", sessionid=session, chatid=room_id, msg=text)
+        if answer.status == 429:
+            refused.append(text)
+            retry = assert_limited(answer)
+            break
+        assert answer.status == 200, answer
+        passed += 1
+        assert passed <= 10 + (time.monotonic() - began) * 0.2 + 1, "the bucket never ran dry"
+    assert passed >= 10, "the burst of 10 passes"
+    assert 1 <= retry <= 5  # 0.2 messages/s: a token every 5 s
+    # Refused means nothing was done.
+    for text in refused:
+        assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE text = '{text}'") == 0
+    # Another session is not affected, and reads are never limited.
+    other = start(g)
+    assert chat(g, cmd="say", sessionid=other, chatid=room_id, msg="another session").status == 200
+    for _ in range(20):
+        assert chat(g, cmd="messages", chatid=room_id, past=0).status == 200
+
+
+def test_creates_per_session(stack, strict_gateway):
+    g = strict_gateway
+    session = start(g)
+    for i in range(3):
+        assert chat(g, cmd="create", sessionid=session, lon=0.2, lat=0.2 + i / 100, z=5, topic=unique_topic()).status == 200
+    topic = unique_topic()
+    retry = assert_limited(chat(g, cmd="create", sessionid=session, lon=0.2, lat=0.9, z=5, topic=topic))
+    assert retry <= 10
+    assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE topic = '{topic}'") == 0
+
+
+def test_starts_per_address(stack, strict_gateway):
+    g = strict_gateway
+    nicks = ["Many%d%s" % (i, uuid.uuid4().hex[:6]) for i in range(45)]
+    began = time.monotonic()
+    answers = at_once([lambda n=n: chat(g, cmd="start", nick=n) for n in nicks])
+    elapsed = time.monotonic() - began
+    ok = [n for n, a in zip(nicks, answers) if a.status == 200]
+    limited = [n for n, a in zip(nicks, answers) if a.status == 429]
+    assert limited, "45 starts at once from one address: some must be limited (burst 30)"
+    # On a loaded machine a start may also time out (503); nothing else is allowed.
+    assert all(a.status in (200, 429, 503) for a in answers), answers
+    assert len(ok) <= 30 + elapsed * 1 + 1, "the burst and what refilled meanwhile (1/s)"
+    for a in answers:
+        if a.status == 429:
+            assert_limited(a)
+    # A refused start started nothing.
+    for nick in limited:
+        assert count(stack, f"SELECT count(*) FROM session.sessions WHERE nick = '{nick}'") == 0
+
+
+def test_idle_connection_is_closed(strict_gateway):
+    url = urllib.parse.urlsplit(strict_gateway)
+    s = socket.create_connection((url.hostname, url.port), timeout=10)
+    s.sendall(b"GET /chat.php?cmd=chats HTTP/1.1\r\nHost: x\r\n")  # a head that never ends
+    began = time.monotonic()
+    s.settimeout(10)
+    try:
+        data = s.recv(100)
+    except ConnectionResetError:
+        data = b""
+    assert data == b"", data
+    assert time.monotonic() - began < 6, "closed by the gateway's idle/header timeout (2 s here)"
+    s.close()
+
+
+def test_slow_body_is_cut_off(strict_gateway):
+    url = urllib.parse.urlsplit(strict_gateway)
+    s = socket.create_connection((url.hostname, url.port), timeout=10)
+    s.sendall(b"POST /chat.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+              b"Content-Length: 100\r\n\r\ncmd=")
+    began = time.monotonic()
+    answer = b""
+    s.settimeout(1)
+    while time.monotonic() - began < 10 and b"</error>" not in answer:
+        try:
+            s.sendall(b"x")
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+    s.close()
+    assert time.monotonic() - began < 8
+    assert answer == b"" or b" 400 " in answer.split(b"\r\n")[0], answer

@@ -1,0 +1,498 @@
+"""Fault-injection harness: a steady load of posts and pollers against a local
+cluster while service processes are SIGKILLed and restarted and PostgreSQL and
+the Kafka broker are stopped and started. Afterwards it checks, against
+PostgreSQL, what the protocol promises:
+
+- every `say` answered `<success>` is stored exactly once, under the id it was given;
+- every poller saw every stored message of the rooms it follows, in order
+  (the polling contract: never an id below one it already saw);
+- no `say` answered with an error is stored (the 503 that says "the outcome is
+  unknown", and connection errors, are counted apart: stored at most once);
+- each restart is followed by the service answering again (recovery time);
+- while a dependency was away, requests got a prompt 503, never a hang.
+
+Run through deploy/faults.sh, which starts the cluster. Writes a JSON result.
+"""
+import argparse
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+
+sys.path.insert(0, os.path.dirname(__file__))
+from legacy_client import SUCCESS_ID, Client, create_room, message_ids_and_texts, start_session  # noqa: E402
+
+REQUEST_DEADLINE_S = 3.0  # GEOCHAT_REQUEST_TIMEOUT_MS of the gateways
+HANG_S = REQUEST_DEADLINE_S + 2.0  # an answer later than this counts as hanging
+
+
+def read_stack_env(path):
+    values = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                values[k] = " ".join(shlex.split(v))
+    return values
+
+
+class Stack:
+    def __init__(self, env_path):
+        self.env = read_stack_env(env_path)
+        self.gateways = self.env["GATEWAY_URLS"].split()
+        self.root, self.state = self.env["ROOT"], self.env["STATE_DIR"]
+        self.urls = {}
+        for kind in ("gateway", "session", "rooms", "messaging", "expiry"):
+            for i, url in enumerate(self.env[kind.upper() + "_URLS"].split(), 1):
+                self.urls[f"{kind}-{i}"] = url
+
+    def command(self, *args):
+        run = subprocess.run(["bash", os.path.join(self.root, "deploy", "stack.sh"), *args, "--state-dir", self.state],
+                             capture_output=True, text=True, timeout=180)
+        if run.returncode != 0:
+            raise RuntimeError(f"stack.sh {' '.join(args)}: {run.stdout}{run.stderr}")
+
+    def ready(self, instance):
+        try:
+            with urllib.request.urlopen(self.urls[instance] + "/ready", timeout=1) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def sql(self, statement):
+        e = self.env
+        run = subprocess.run(["psql", "-h", e["PG_HOST"], "-p", e["PG_PORT"], "-U", e["PG_USER"], "-d", e["PG_DATABASE"],
+                              "-AtF", "\t", "-v", "ON_ERROR_STOP=1", "-c", statement],
+                             capture_output=True, text=True, timeout=120)
+        if run.returncode != 0:
+            raise RuntimeError(run.stderr)
+        return [line.split("\t") for line in run.stdout.splitlines() if line]
+
+
+class Record:
+    """Everything the load saw, appended from many threads (list.append is atomic)."""
+
+    def __init__(self):
+        self.says = []        # (text, room, gateway, t_start, latency, status, code, id, unknown)
+        self.others = []      # (kind, gateway, t_start, latency, status, code, unknown)
+        self.polls = 0
+        self.poll_errors = 0
+        self.order_violations = []
+
+
+class Poster(threading.Thread):
+    def __init__(self, run, index, gateways, sessions, rooms, interval, stop, record):
+        super().__init__(daemon=True)
+        self.run_tag, self.index = run, index
+        self.clients = [Client(g) for g in gateways]
+        self.gateways = gateways
+        self.sessions, self.rooms, self.interval, self.stop, self.record = sessions, rooms, interval, stop, record
+
+    def run(self):
+        rng = random.Random(self.index)
+        seq = 0
+        next_at = time.monotonic() + rng.random() * self.interval
+        while not self.stop.is_set():
+            now = time.monotonic()
+            if next_at > now:
+                time.sleep(next_at - now)
+            elif now - next_at > 1.0:
+                next_at = now  # fell behind (a fault): do not burst to catch up
+            next_at += self.interval
+            seq += 1
+            g = (self.index + seq) % len(self.clients)
+            session = self.sessions[(self.index + seq) % len(self.sessions)]
+            room = rng.choice(self.rooms)
+            text = f"{self.run_tag}-{self.index}-{seq}"
+            began = time.time()
+            out = self.clients[g].chat(cmd="say", sessionid=session, chatid=room, msg=text)
+            msg_id = None
+            if out.ok:
+                m = SUCCESS_ID.search(out.body)
+                msg_id = int(m.group(1)) if m else None
+            self.record.says.append((text, room, g, began, out.latency, out.status, out.code, msg_id,
+                                     out.outcome_unknown))
+            if out.error:
+                time.sleep(0.2)  # the gateway is away: do not spin
+
+
+class Poller(threading.Thread):
+    """Follows rooms like a phone: polls each with the highest id it saw,
+    through a different gateway each time."""
+
+    def __init__(self, index, gateways, rooms, interval, stop, record):
+        super().__init__(daemon=True)
+        self.index, self.rooms, self.interval, self.stop, self.record = index, rooms, interval, stop, record
+        self.clients = [Client(g) for g in gateways]
+        self.seen = {r: [] for r in rooms}      # ids in the order seen
+        self.texts = {}                         # (room, id) -> text
+        self.last = {r: 0 for r in rooms}
+        self.turn = index
+
+    def poll_once(self, room):
+        self.turn += 1
+        out = self.clients[self.turn % len(self.clients)].chat(cmd="messages", chatid=room, past=self.last[room],
+                                                               limit=200)
+        self.record.polls += 1
+        if not out.ok:
+            self.record.poll_errors += 1
+            return
+        for msg_id, text in message_ids_and_texts(out.body):
+            if msg_id <= self.last[room]:
+                self.record.order_violations.append((self.index, room, self.last[room], msg_id))
+                continue
+            self.seen[room].append(msg_id)
+            self.texts[(room, msg_id)] = text
+            self.last[room] = msg_id
+
+    def run(self):
+        while not self.stop.is_set():
+            began = time.monotonic()
+            for room in self.rooms:
+                if self.stop.is_set():
+                    break
+                self.poll_once(room)
+            rest = self.interval - (time.monotonic() - began)
+            if rest > 0:
+                time.sleep(rest)
+
+
+class Churn(threading.Thread):
+    """Light traffic on the other services: start/end sessions, create rooms,
+    region queries. Shows 503 latencies while session or rooms are away."""
+
+    def __init__(self, gateways, stop, record, interval=0.25):
+        super().__init__(daemon=True)
+        self.clients = [Client(g) for g in gateways]
+        self.stop, self.record, self.interval = stop, record, interval
+
+    def note(self, kind, g, began, out):
+        self.record.others.append((kind, g, began, out.latency, out.status, out.code, out.outcome_unknown))
+
+    def run(self):
+        i = 0
+        rng = random.Random(7)
+        while not self.stop.is_set():
+            i += 1
+            g = i % len(self.clients)
+            c = self.clients[g]
+            began = time.time()
+            session, out = start_session(c, "churn%d" % i)
+            self.note("start", g, began, out)
+            if session:
+                began = time.time()
+                _, out = create_room(c, session, round(rng.random(), 4), round(rng.random(), 4), rng.randint(0, 17),
+                                     "churn %d" % i)
+                self.note("create", g, began, out)
+                began = time.time()
+                out = c.chat(cmd="end", sessionid=session)
+                self.note("end", g, began, out)
+            began = time.time()
+            out = c.chat(cmd="chats", lon1=0, lat1=0, lon2=1, lat2=1, minz=0, maxz=17)
+            self.note("chats", g, began, out)
+            time.sleep(self.interval)
+
+
+def wait_for(condition, timeout, interval=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(interval)
+    return False
+
+
+class Faults:
+    """Injects one fault at a time and measures how long until the system answers again."""
+
+    def __init__(self, stack, probe_session, probe_room):
+        self.stack = stack
+        self.session, self.room = probe_session, probe_room
+        self.clients = [Client(g, timeout=6) for g in stack.gateways]
+        self.results = []
+
+    def say_works(self, gateway_index):
+        c = self.clients[gateway_index]
+        text = "probe-" + uuid.uuid4().hex[:10]
+        out = c.chat(cmd="say", sessionid=self.session, chatid=self.room, msg=text)
+        return out.ok
+
+    def seen_everywhere(self):
+        """A fresh message posted through one gateway is polled through every gateway."""
+        text = "probe-" + uuid.uuid4().hex[:10]
+        out = self.clients[0].chat(cmd="say", sessionid=self.session, chatid=self.room, msg=text)
+        if not out.ok:
+            return False
+        for c in self.clients:
+            ok = wait_for(lambda: any(t == text for _, t in message_ids_and_texts(
+                c.chat(cmd="messages", chatid=self.room, past=0, limit=20).body)), 5, 0.2)
+            if not ok:
+                return False
+        return True
+
+    def answering(self, target):
+        """The probe for 'answering again' after `target` restarted."""
+        if target.startswith("gateway-"):
+            i = int(target.split("-")[1]) - 1
+            return self.stack.ready(target) and self.clients[i].chat(
+                cmd="chats", lon1=0, lat1=0, lon2=1, lat2=1, minz=0, maxz=17).ok
+        if target.startswith("session-"):
+            return self.stack.ready(target) and start_session(self.clients[0], "probe")[0] is not None
+        if target.startswith("rooms-"):
+            return self.stack.ready(target) and self.clients[0].chat(
+                cmd="chats", lon1=0, lat1=0, lon2=1, lat2=1, minz=0, maxz=17).ok
+        if target.startswith("messaging-"):
+            return self.stack.ready(target) and self.say_works(0) and self.say_works(1)
+        if target.startswith("expiry-"):
+            return self.stack.ready(target)
+        if target in ("postgres", "kafka"):
+            return start_session(self.clients[0], "probe")[0] is not None and self.seen_everywhere()
+        raise ValueError(target)
+
+    def inject(self, target, down_s):
+        began = time.time()
+        if target == "postgres":
+            self.stack.command("stop-postgres")
+        elif target == "kafka":
+            self.stack.command("stop-kafka")
+        else:
+            self.stack.command("kill", target)
+        stopped = time.time()
+        time.sleep(down_s)
+        restart = time.time()
+        if target == "postgres":
+            self.stack.command("start-postgres")
+        elif target == "kafka":
+            self.stack.command("start-kafka")
+        else:
+            self.stack.command("start", target)
+        limit = 120 if target == "kafka" else 60
+        ok = wait_for(lambda: self.answering(target), limit, 0.1)
+        answered = time.time()
+        result = {
+            "target": target, "kind": "kill -9" if target not in ("postgres", "kafka") else "stop/start",
+            "began": began, "stopped": stopped, "restarted": restart, "answered": answered if ok else None,
+            "recovery_s": round(answered - restart, 2) if ok else None, "down_s": round(restart - stopped, 2),
+        }
+        self.results.append(result)
+        print(f"  fault {len(self.results):2d}: {target:12s} down {result['down_s']:.1f}s, "
+              f"answering again {result['recovery_s']}s after restart", flush=True)
+        return result
+
+
+def schedule(stack, short):
+    services = [i for i in stack.urls]
+    kinds = {}
+    for inst in services:
+        kinds.setdefault(inst.split("-")[0], []).append(inst)
+    if short:
+        order = ["messaging-1", "gateway-2", "session-1", "rooms-1", "expiry-1", "postgres", "kafka"]
+    else:
+        order = []
+        for round_ in range(3):
+            for kind in ("messaging", "gateway", "session", "rooms", "expiry"):
+                insts = kinds[kind]
+                order.append(insts[round_ % len(insts)])
+            order.append("postgres" if round_ != 1 else "kafka")
+        order += ["messaging-2", "gateway-1", "kafka", "postgres"]
+    return order
+
+
+def analyse(stack, run_tag, record, pollers, faults, timing, args):
+    rows = stack.sql(f"SELECT room_id, id, text FROM messaging.messages WHERE text LIKE '{run_tag}-%'")
+    stored = {}
+    for room, msg_id, text in rows:
+        stored.setdefault(text, []).append((int(room), int(msg_id)))
+    acked = [s for s in record.says if s[5] == 200]
+    refused = [s for s in record.says if s[5] is not None and s[5] != 200 and not s[8]]
+    unknown = [s for s in record.says if s[8]]
+    lost = [s for s in acked if s[0] not in stored]
+    wrong_id = [s for s in acked if s[0] in stored and stored[s[0]] != [(s[1], s[7])]]
+    duplicated = [t for t, places in stored.items() if len(places) > 1]
+    refused_but_stored = [s for s in refused if s[0] in stored]
+    unknown_stored = sum(1 for s in unknown if s[0] in stored)
+
+    # Polling contract: per poller and followed room, every stored id seen, in order.
+    heads = {int(r): int(h) for r, h in stack.sql("SELECT room_id, last_id FROM messaging.room_logs")}
+    acked_by_room = {}
+    for s in acked:
+        acked_by_room.setdefault(s[1], set()).add(s[7])
+    misses, missed_acked, text_mismatch = 0, 0, 0
+    texts_by_place = {place: t for t, places in stored.items() for place in places}
+    for p in pollers:
+        for room in p.rooms:
+            seen = set(p.seen[room])
+            expected = set(range(1, heads.get(room, 0) + 1))
+            misses += len(expected - seen)
+            missed_acked += len(acked_by_room.get(room, set()) - seen)
+            for msg_id in seen:
+                want = texts_by_place.get((room, msg_id))
+                if want is not None and p.texts[(room, msg_id)] != want:
+                    text_mismatch += 1
+
+    def latencies(items, status):
+        return [x for x in items if x == status]
+    all_requests = [(s[5], s[4], s[8]) for s in record.says] + [(o[4], o[3], o[6]) for o in record.others]
+    lat_503 = [lat for status, lat, _ in all_requests if status == 503]
+    hangs = [lat for status, lat, unknown_ in all_requests if status != 200 and lat > HANG_S]
+    conn_errors = sum(1 for status, _, _ in all_requests if status is None)
+    statuses = {}
+    for status, _, _ in all_requests:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+    ok_lat = sorted(s[4] for s in acked)
+
+    def pct(values, q):
+        return round(values[min(len(values) - 1, int(q * len(values)))] * 1000, 1) if values else None
+
+    kill_recoveries = [f["recovery_s"] for f in faults.results if f["kind"] == "kill -9"]
+    return {
+        "run": run_tag, "short": args.short, "target_rate": args.rate,
+        "load_seconds": round(timing["load_s"], 1),
+        "says_attempted": len(record.says),
+        "attempted_rate": round(len(record.says) / timing["load_s"], 1),
+        "acknowledged": len(acked),
+        "acknowledged_rate": round(len(acked) / timing["load_s"], 1),
+        "say_latency_ms": {"p50": pct(ok_lat, 0.5), "p99": pct(ok_lat, 0.99), "max": pct(ok_lat, 1.0)},
+        "refused": len(refused), "refused_codes": count_codes(refused),
+        "outcome_unknown": len(unknown), "outcome_unknown_stored": unknown_stored,
+        "lost": len(lost), "wrong_id": len(wrong_id), "duplicated": len(duplicated),
+        "refused_but_stored": len(refused_but_stored),
+        "polls": record.polls, "poll_errors": record.poll_errors, "pollers": len(pollers),
+        "rooms_followed": sum(len(p.rooms) for p in pollers),
+        "poll_misses": misses, "poll_misses_of_acknowledged": missed_acked,
+        "poll_order_violations": len(record.order_violations), "poll_text_mismatches": text_mismatch,
+        "other_requests": len(record.others),
+        "statuses": statuses, "connection_errors": conn_errors,
+        "max_503_latency_s": round(max(lat_503), 2) if lat_503 else None,
+        "answers_503": len(lat_503), "hangs": len(hangs),
+        "faults": faults.results,
+        "faults_injected": len(faults.results),
+        "max_kill_recovery_s": max(kill_recoveries) if kill_recoveries else None,
+        "unrecovered": sum(1 for f in faults.results if f["recovery_s"] is None),
+        "crashes": count_crashes(stack),
+        "samples": {"lost": lost[:5], "duplicated": duplicated[:5], "refused_but_stored": refused_but_stored[:5],
+                    "order_violations": record.order_violations[:5], "wrong_id": wrong_id[:5]},
+    }
+
+
+def count_codes(says):
+    codes = {}
+    for s in says:
+        key = f"{s[5]} {s[6]}"
+        codes[key] = codes.get(key, 0) + 1
+    return codes
+
+
+def count_crashes(stack):
+    """Processes that died by themselves: a fatal error or a signal in a log
+    that the harness did not cause (its own kills leave no trace in the log)."""
+    crashes = sum(1 for instance in stack.urls if not stack.ready(instance))  # down at the end
+    logs = os.path.join(stack.state, "logs")
+    for name in os.listdir(logs):
+        if name == "kafka.log":
+            continue
+        with open(os.path.join(logs, name), errors="replace") as f:
+            for line in f:
+                if "Fatal error" in line or "Crash" in line or "Segmentation fault" in line or "Illegal instruction" in line:
+                    crashes += 1
+    return crashes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stack-env", required=True)
+    ap.add_argument("--short", action="store_true")
+    ap.add_argument("--rate", type=float, default=500.0, help="target posts per second")
+    ap.add_argument("--posters", type=int, default=48)
+    ap.add_argument("--rooms", type=int, default=64)
+    ap.add_argument("--pollers", type=int, default=8)
+    ap.add_argument("--poll-interval", type=float, default=0.5, help="seconds between two polls of one room by one poller")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    stack = Stack(args.stack_env)
+    run_tag = "r" + uuid.uuid4().hex[:8]
+    print(f"faults: run {run_tag}, target {args.rate:.0f} posts/s, {args.rooms} rooms, "
+          f"{'short' if args.short else 'full'} schedule", flush=True)
+    setup = Client(stack.gateways[0])
+    sessions = []
+    for i in range(max(16, args.posters)):
+        s, out = start_session(setup, f"load{i}")
+        assert s, out.body
+        sessions.append(s)
+    rooms = []
+    for i in range(args.rooms):
+        r, out = create_room(setup, sessions[i % len(sessions)], round(random.random(), 5), round(random.random(), 5),
+                             random.randint(0, 17), f"load room {run_tag} {i}")
+        assert r, out.body
+        rooms.append(r)
+    probe_session, _ = start_session(setup, "probe")
+    probe_room, _ = create_room(setup, probe_session, 0.5, 0.5, 3, f"probe {run_tag}")
+
+    record = Record()
+    stop_posts, stop_polls = threading.Event(), threading.Event()
+    pollers = []
+    per = max(1, (2 * len(rooms)) // args.pollers)  # every room is followed by two pollers
+    for i in range(args.pollers):
+        followed = [rooms[(i * per // 2 + k) % len(rooms)] for k in range(per)]
+        pollers.append(Poller(i, stack.gateways, sorted(set(followed)), args.poll_interval, stop_polls, record))
+    for p in pollers:
+        p.start()
+    time.sleep(1)
+    posters = [Poster(run_tag, i, stack.gateways, sessions, rooms, args.posters / args.rate, stop_posts, record)
+               for i in range(args.posters)]
+    churn = Churn(stack.gateways, stop_posts, record)
+    load_began = time.monotonic()
+    for t in posters + [churn]:
+        t.start()
+
+    faults = Faults(stack, probe_session, probe_room)
+    warmup = 10 if args.short else 20
+    time.sleep(warmup)
+    warm = len(record.says)
+    print(f"  load running: {warm / warmup:.0f} says/s attempted in the first {warmup}s", flush=True)
+    for target in schedule(stack, args.short):
+        down = 4.0 if target in ("postgres", "kafka") else 1.0
+        faults.inject(target, down)
+        time.sleep(3 if args.short else 5)
+    time.sleep(5)
+    stop_posts.set()
+    for t in posters + [churn]:
+        t.join(15)
+    load_s = time.monotonic() - load_began
+    print(f"  load stopped after {load_s:.0f}s; letting pollers catch up", flush=True)
+
+    heads = {int(r): int(h) for r, h in stack.sql("SELECT room_id, last_id FROM messaging.room_logs")}
+
+    def caught_up():
+        return all(p.last[r] >= heads.get(r, 0) for p in pollers for r in p.rooms)
+    wait_for(caught_up, 60, 0.5)
+    stop_polls.set()
+    for p in pollers:
+        p.join(15)
+
+    result = analyse(stack, run_tag, record, pollers, faults, {"load_s": load_s}, args)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2, default=str)
+    bad = [k for k in ("lost", "duplicated", "wrong_id", "refused_but_stored", "poll_misses", "poll_order_violations",
+                       "poll_text_mismatches", "hangs", "unrecovered", "crashes") if result[k]]
+    if result["outcome_unknown_stored"] > result["outcome_unknown"]:
+        bad.append("outcome_unknown_stored")
+    if result["max_kill_recovery_s"] is not None and result["max_kill_recovery_s"] >= 10:
+        bad.append("max_kill_recovery_s")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("faults", "samples")}, indent=1))
+    if bad:
+        print("faults: FAILED: " + ", ".join(bad) + "\n" + json.dumps(result["samples"], default=str)[:3000])
+        sys.exit(1)
+    print("faults: all checks passed")
+
+
+if __name__ == "__main__":
+    main()

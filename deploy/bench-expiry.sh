@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Expiry benchmark (a script, not a timed test): a release-build stack with 2
+# gateways and 2 messaging instances, N idle rooms with messages inserted in
+# bulk, pollers on live rooms; prints the run's duration and the poll latency
+# p50/p99 before and during the run. Results go to docs/benchmarks.md by hand.
+#
+#   deploy/bench-expiry.sh [--rooms N] [--keep] [--no-build] [--debug] [-- driver options…]
+#   (--debug: the debug build, to try the script itself at a small N; figures from it mean nothing)
+#   (driver options: --messages-per-room, --pollers, --live-rooms, --poll-interval, --baseline-s)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+STATE="$ROOT/.data/bench-expiry"
+KEEP=0; BUILD=1; DRIVER=(); CONFIG=release
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rooms) DRIVER+=(--rooms "$2"); shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --no-build) BUILD=0; shift ;;
+    --debug) CONFIG=debug; shift ;;
+    --state-dir) STATE=$2; shift 2 ;;
+    --) shift; DRIVER+=("$@"); break ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+
+bash deploy/install.sh
+if [ "$BUILD" = 1 ]; then
+  log "build: swift build -c $CONFIG (the first release build takes several minutes)"
+  swift build -c "$CONFIG" > "$ROOT/.data/bench-build.log" 2>&1 || { tail -n 30 "$ROOT/.data/bench-build.log"; die "release build failed"; }
+fi
+cleanup() { [ "$KEEP" = 1 ] || bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
+# The schedule is pushed a day away: the run measured is the on-demand one.
+RELEASE=(); [ "$CONFIG" = release ] && RELEASE=(--release)
+bash deploy/stack.sh up --state-dir "$STATE" "${RELEASE[@]}" --no-build --gateways 2 --messaging 2 \
+  --env GEOCHAT_EXPIRY_INTERVAL_S=86400 --env GEOCHAT_LOG_LEVEL=info
+log "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+GEOCHAT_STACK_ENV="$STATE/stack.env" .venv/bin/python deploy/bench_expiry.py "${DRIVER[@]+"${DRIVER[@]}"}"
+log "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+grep -h "expiry job finished" "$STATE"/logs/expiry-1.log | tail -n 1 || true

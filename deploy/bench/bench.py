@@ -1,0 +1,630 @@
+#!/usr/bin/env python3
+"""GeoChat benchmark scenarios against a running release stack (deploy/bench.sh
+starts one and calls this). Prints a table and one `name: value` line per
+headline figure, and writes the generated part of docs/benchmarks.md.
+
+  bench.py --stack-env .data/bench/stack.env --hello-url http://127.0.0.1:PORT [--quick] [--only a,b]
+"""
+import argparse
+import asyncio
+import datetime
+import os
+import random
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from httpclient import Pool, gather_limited  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCENARIOS = ["idle", "fanout", "say", "chats", "memory"]
+MESSAGE_ID = re.compile(rb'id="(\d+)"')
+TOKEN = re.compile(rb"<text>(fo\d+)</text>")
+
+
+def log(text):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the stack
+
+class Stack:
+    def __init__(self, env_file):
+        self.env = {}
+        with open(env_file) as f:
+            for line in f:
+                if "=" in line and not line.startswith("#"):
+                    key, value = line.strip().split("=", 1)
+                    self.env[key] = " ".join(shlex.split(value))
+        self.gateways = self.env["GATEWAY_URLS"].split()
+        self.messaging = self.env["MESSAGING_URLS"].split()
+        self.rooms = self.env["ROOMS_URLS"].split()
+        self.state = self.env["STATE_DIR"]
+
+    def sql(self, statement, timeout=600):
+        run = subprocess.run(
+            ["psql", "-h", self.env["PG_HOST"], "-p", self.env["PG_PORT"], "-U", self.env["PG_USER"],
+             "-d", self.env["PG_DATABASE"], "-AtqF", "\t", "-v", "ON_ERROR_STOP=1", "-c", statement],
+            capture_output=True, text=True, timeout=timeout)
+        if run.returncode != 0:
+            raise RuntimeError(run.stderr)
+        return [line.split("\t") for line in run.stdout.splitlines() if line]
+
+    def command(self, *args):
+        subprocess.run(["bash", os.path.join(ROOT, "deploy", "stack.sh"), *args, "--state-dir", self.state],
+                       check=True, capture_output=True, timeout=120)
+
+    def pid(self, instance):
+        with open(os.path.join(self.state, "pids", instance + ".pid")) as f:
+            return int(f.read().strip())
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def get(url, timeout=10):
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        return r.read()
+
+
+def scrape(url):
+    """{(name, labels tuple): value} from /metrics (simple text parse)."""
+    samples = {}
+    for line in get(url + "/metrics").decode().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        head, value = line.rsplit(" ", 1)
+        name, _, labels = head.partition("{")
+        samples[(name, labels.rstrip("}"))] = float(value)
+    return samples
+
+
+def histogram_quantile(before, after, name, label, q):
+    """The q-quantile (upper bucket bound, seconds) of a histogram's growth between two scrapes."""
+    buckets = []
+    for (n, labels), value in after.items():
+        if n == name + "_bucket" and label in labels:
+            le = re.search(r'le="([^"]+)"', labels).group(1)
+            grown = value - before.get((n, labels), 0)
+            buckets.append((float("inf") if le == "+Inf" else float(le), grown))
+    buckets.sort()
+    if not buckets or buckets[-1][1] == 0:
+        return float("nan"), 0
+    total = buckets[-1][1]
+    for bound, count in buckets:
+        if count >= q * total:
+            return bound, int(total)
+    return float("inf"), int(total)
+
+
+# ---------------------------------------------------------------- wrk
+
+def wrk(base_url, paths, seconds, connections, threads=2):
+    with tempfile.NamedTemporaryFile("w", suffix=".paths", delete=False) as f:
+        f.write("\n".join(paths) + "\n")
+        paths_file = f.name
+    try:
+        run = subprocess.run(
+            ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s",
+             "-s", os.path.join(ROOT, "deploy", "bench", "paths.lua"), base_url, "--", paths_file],
+            capture_output=True, text=True, timeout=seconds + 60)
+    finally:
+        os.unlink(paths_file)
+    line = next((l for l in run.stdout.splitlines() if l.startswith("BENCH ")), None)
+    if line is None:
+        raise RuntimeError("wrk gave no summary: " + run.stdout + run.stderr)
+    v = {k: float(x) for k, x in (kv.split("=") for kv in line.split()[1:])}
+    ok = v["requests"] - v["failed"]
+    return {"rps": ok / v["seconds"], "requests": int(v["requests"]), "failed": int(v["failed"]),
+            "p50_ms": v["p50_us"] / 1000, "p90_ms": v["p90_us"] / 1000, "p99_ms": v["p99_us"] / 1000,
+            "max_ms": v["max_us"] / 1000}
+
+
+# ---------------------------------------------------------------- set-up helpers
+
+def q(**params):
+    return "/chat.php?" + urllib.parse.urlencode({"v": 5, **params})
+
+
+async def start_sessions(pool, count, prefix, concurrency=64, attempts=3):
+    paths, ids = [q(cmd="start", nick=f"{prefix}{i}") for i in range(count)], []
+    for attempt in range(attempts):
+        answers = await gather_limited(pool, paths, concurrency)
+        ids += [re.search(rb"<sessionid>([0-9a-v]+)</sessionid>", body).group(1).decode()
+                for status, body in answers if status == 200]
+        paths = [p for p, (status, _) in zip(paths, answers) if status != 200]
+        if not paths:
+            break
+    return ids
+
+
+async def create_rooms(pool, session, count, tag, concurrency=16):
+    rnd = random.Random(tag)
+    paths = [q(cmd="create", sessionid=session, lon=f"{rnd.random():.6f}", lat=f"{0.3 + 0.4 * rnd.random():.6f}",
+               z=rnd.randint(8, 15), topic=f"{tag} {i}") for i in range(count)]
+    rooms = []
+    for attempt in range(5):  # a loaded machine answers some with 503: ask again for those
+        answers = await gather_limited(pool, paths, concurrency)
+        rooms += [int(re.search(rb"<id>(\d+)</id>", body).group(1)) for status, body in answers if status == 200]
+        paths = [p for p, (status, _) in zip(paths, answers) if status != 200]
+        if not paths:
+            return rooms
+    if len(rooms) < count * 0.8:
+        raise RuntimeError(f"created {len(rooms)} of {count} rooms: {answers[0]}")
+    log(f"created {len(rooms)} of {count} rooms (the rest kept failing)")
+    return rooms
+
+
+async def say_all(pool, session, rooms, text, concurrency=32):
+    ids = {}
+    for attempt in range(5):
+        todo = [r for r in rooms if r not in ids]
+        answers = await gather_limited(pool, [q(cmd="say", sessionid=session, chatid=r, msg=text) for r in todo],
+                                       concurrency)
+        ids.update({r: int(MESSAGE_ID.search(body).group(1)) for r, (status, body) in zip(todo, answers)
+                    if status == 200})
+        if len(ids) == len(rooms):
+            break
+    return [ids.get(r) for r in rooms]
+
+
+# ---------------------------------------------------------------- scenarios
+
+def scenario_idle(stack, hello_url, args, results):
+    """Idle polls (`messages` with past = the latest id) next to a hello-world server, alternating."""
+    gateway = stack.gateways[0]
+
+    async def setup():
+        pool = Pool(gateway, 32)
+        session = (await start_sessions(pool, 1, "idle"))[0]
+        rooms = await create_rooms(pool, session, 200, "idle")
+        latest = await say_all(pool, session, rooms, "the only message")
+        warm = [q(cmd="messages", chatid=r, past=0) for r in rooms]
+        await gather_limited(pool, warm, 32)
+        pool.close()
+        return [(r, l) for r, l in zip(rooms, latest) if l is not None]
+
+    rooms = asyncio.run(setup())
+    polls = [q(cmd="messages", chatid=r, past=l) for r, l in rooms]
+    hellos = [p.replace("/chat.php", "/hello") for p in polls]
+    rounds = {"hello": [], "poll": []}
+    for _ in range(args.rounds):
+        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
+        rounds["poll"].append(wrk(gateway, polls, args.seconds, args.connections))
+        log(f"idle round: hello {rounds['hello'][-1]['rps']:.0f}/s, poll {rounds['poll'][-1]['rps']:.0f}/s")
+    for kind in rounds:
+        runs = rounds[kind]
+        results[f"{kind}_rps"] = statistics.mean(r["rps"] for r in runs)
+        results[f"{kind}_p50_ms"] = statistics.mean(r["p50_ms"] for r in runs)
+        results[f"{kind}_p99_ms"] = statistics.mean(r["p99_ms"] for r in runs)
+        results[f"{kind}_failed"] = sum(r["failed"] for r in runs)
+    results["idle_poll_ratio"] = results["poll_rps"] / results["hello_rps"]
+
+
+def scenario_fanout(stack, args, results):
+    """Posts at a fixed rate through gateway A; pollers on gateway B; time from the say
+    request (its scheduled send time) to the first poll on B that returns it."""
+    gw_a, gw_b = stack.gateways[0], stack.gateways[-1]
+    rate, seconds = args.fanout_rate, args.seconds * 2
+    room_count, polled_count, interval = 100, args.fanout_polled, args.poll_interval_ms / 1000
+
+    async def run():
+        pool_a = Pool(gw_a, 128)
+        sessions = await start_sessions(pool_a, 8, "fan")
+        rooms = await create_rooms(pool_a, sessions[0], room_count, "fanout")
+        pool_b = Pool(gw_b, polled_count)
+        heads = {}
+        for room in rooms[:polled_count]:
+            status, body = await pool_b.get(q(cmd="messages", chatid=room, past=0))
+            heads[room] = max([int(x) for x in MESSAGE_ID.findall(body)] or [0])
+        sent, seen, failures = {}, {}, [0]
+        stop = asyncio.Event()
+
+        async def say(i, scheduled):
+            room = rooms[i % room_count]
+            token = f"fo{i}"
+            if i % room_count < polled_count:
+                sent[token] = scheduled
+            status, _ = await pool_a.get(q(cmd="say", sessionid=sessions[i % len(sessions)], chatid=room, msg=token))
+            if status != 200:
+                failures[0] += 1
+
+        async def poster():
+            t0 = time.monotonic() + 0.2
+            tasks = []
+            for i in range(int(rate * seconds)):
+                scheduled = t0 + i / rate
+                delay = scheduled - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                tasks.append(asyncio.ensure_future(say(i, scheduled)))
+            await asyncio.gather(*tasks)
+
+        async def poller(room, phase):
+            last = heads[room]
+            tick = time.monotonic() + phase
+            while not stop.is_set():
+                tick += interval
+                status, body = await pool_b.get(q(cmd="messages", chatid=room, past=last, limit=200))
+                now = time.monotonic()
+                if status == 200:
+                    for token in TOKEN.findall(body):
+                        seen.setdefault(token.decode(), now)
+                    ids = MESSAGE_ID.findall(body)
+                    if ids:
+                        last = max(last, max(int(x) for x in ids))
+                delay = tick - time.monotonic()
+                await asyncio.sleep(max(0, delay))
+
+        pollers = [asyncio.ensure_future(poller(r, interval * i / polled_count))
+                   for i, r in enumerate(rooms[:polled_count])]
+        await poster()
+        await asyncio.sleep(2)
+        stop.set()
+        await asyncio.gather(*pollers)
+        pool_a.close()
+        pool_b.close()
+        return sent, seen, failures[0]
+
+    sent, seen, failures = asyncio.run(run())
+    warm = min(sent.values()) + 2.0 if sent else 0
+    latencies = sorted((seen[t] - s) * 1000 for t, s in sent.items() if s >= warm and t in seen)
+    missing = sum(1 for t, s in sent.items() if s >= warm and t not in seen)
+    results.update({
+        "fanout_p50_ms": percentile(latencies, 50), "fanout_p99_ms": percentile(latencies, 99),
+        "fanout_max_ms": latencies[-1] if latencies else float("nan"), "fanout_measured": len(latencies),
+        "fanout_missing": missing, "fanout_say_failures": failures,
+    })
+
+
+def scenario_say(stack, args, results):
+    """Acknowledged `say` per second with one messaging instance, then two."""
+    gateway = stack.gateways[0]
+
+    async def setup():
+        pool = Pool(gateway, 64)
+        sessions = await start_sessions(pool, 64, "say")
+        rooms = await create_rooms(pool, sessions[0], 256, "say")
+        await say_all(pool, sessions[0], rooms, "opening the log")
+        pool.close()
+        return sessions, rooms
+
+    sessions, rooms = asyncio.run(setup())
+    rnd = random.Random(7)
+    paths = [q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms), msg=f"throughput {i}")
+             for i in range(20000)]
+    second = "messaging-2" if len(stack.messaging) > 1 else None
+    if second:
+        stack.command("stop", second)
+        wait_partitions(stack.messaging[0], 1)
+    one = wrk(gateway, paths, args.seconds * 2, 64)
+    log(f"say with 1 messaging instance: {one['rps']:.0f}/s")
+    results.update({"say_rps_1": one["rps"], "say_p99_ms_1": one["p99_ms"], "say_failed_1": one["failed"]})
+    if second:
+        stack.command("start", second)
+        wait_ready(stack.messaging[1])
+        wait_partitions(stack.messaging[1], 2, peer=stack.messaging[0])
+        two = wrk(gateway, paths, args.seconds * 2, 64)
+        log(f"say with 2 messaging instances: {two['rps']:.0f}/s")
+        results.update({"say_rps_2": two["rps"], "say_p99_ms_2": two["p99_ms"], "say_failed_2": two["failed"]})
+        results["say_ratio"] = two["rps"] / one["rps"]
+
+
+def wait_ready(url, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            get(url + "/ready", timeout=2)
+            return
+        except Exception:
+            time.sleep(0.5)
+    raise RuntimeError(f"{url} not ready")
+
+
+def wait_partitions(url, members, peer=None, timeout=60):
+    """Until the messaging commands' partitions are shared by `members` instances (this one holds some)."""
+    import json
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        held = len(json.loads(get(url + "/status"))["assignedPartitions"].get("geochat.messaging.commands", []))
+        total = held
+        if peer:
+            total += len(json.loads(get(peer + "/status"))["assignedPartitions"].get("geochat.messaging.commands", []))
+        if held > 0 and (members == 1 and held >= 8 or members == 2 and total >= 8 and held < 8):
+            time.sleep(1)
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"partitions not rebalanced for {members} members")
+
+
+def ensure_million_rooms(stack, count):
+    have = int(stack.sql("SELECT count(*) FROM rooms.rooms WHERE topic LIKE 'bench room %'")[0][0])
+    if have >= count:
+        return 0.0
+    log(f"inserting {count - have} rooms by SQL")
+    started = time.monotonic()
+    stack.sql(f"""
+        SELECT setseed(0.42);
+        WITH cities AS (SELECT n, random() AS cx, 0.25 + 0.45 * random() AS cy FROM generate_series(0, 199) n)
+        INSERT INTO rooms.rooms (x, y, z, topic, last_visited_at)
+        SELECT
+          CASE WHEN g % 10 < 7 THEN least(1, greatest(0, c.cx + (random() + random() + random() - 1.5) * 0.01))
+               ELSE random() END,
+          CASE WHEN g % 10 < 7 THEN least(1, greatest(0, c.cy + (random() + random() + random() - 1.5) * 0.01))
+               ELSE random() END,
+          least(17, floor(sqrt(random()) * 18))::smallint,
+          'bench room ' || g,
+          now() - random() * interval '20 days'
+        FROM generate_series({have + 1}, {count}) g JOIN cities c ON c.n = g % 200;
+        ANALYZE rooms.rooms;""")
+    return time.monotonic() - started
+
+
+def region_paths(stack, count, seed=11):
+    """Boxes as phones ask for them: a screen at zoom n spans ~0.625/2^n of the world's
+    width (portrait, 1.6 times as tall), zoom range [n-3, n+3], mostly where rooms are."""
+    centers = [(float(x), float(y)) for x, y in
+               stack.sql("SELECT x, y FROM rooms.rooms TABLESAMPLE SYSTEM (0.2) REPEATABLE (3) LIMIT 2000")]
+    rnd = random.Random(seed)
+    paths = []
+    for _ in range(count):
+        n = rnd.randint(3, 16)
+        cx, cy = rnd.choice(centers) if rnd.random() < 0.8 else (rnd.random(), rnd.random())
+        w = 0.625 / 2 ** n
+        h = 1.6 * w
+        paths.append(q(cmd="chats", lon1=f"{max(0, cx - w / 2):.6f}", lat1=f"{max(0, cy - h / 2):.6f}",
+                       lon2=f"{min(1, cx + w / 2):.6f}", lat2=f"{min(1, cy + h / 2):.6f}",
+                       minz=max(0, n - 3), maxz=min(17, n + 3)))
+    return paths
+
+
+def scenario_chats(stack, args, results):
+    results["chats_insert_s"] = ensure_million_rooms(stack, args.rooms)
+    results["chats_rooms"] = int(stack.sql("SELECT count(*) FROM rooms.rooms")[0][0])
+    paths = region_paths(stack, 20000)
+    gateway = stack.gateways[0]
+    wrk(gateway, paths[:2000], 3, 16)  # warm PostgreSQL's cache and the Kafka path
+    before = [scrape(u) for u in stack.rooms]
+    run = wrk(gateway, paths, args.seconds * 2, 16)
+    after = [scrape(u) for u in stack.rooms]
+    p99_sql, handled = histogram_quantile(before[0], after[0], "geochat_command_duration_seconds",
+                                          'command="region"', 0.99)
+    p50_sql, _ = histogram_quantile(before[0], after[0], "geochat_command_duration_seconds", 'command="region"', 0.5)
+    results.update({"chats_1m_rps": run["rps"], "chats_1m_p50_ms": run["p50_ms"], "chats_1m_p99_ms": run["p99_ms"],
+                    "chats_failed": run["failed"], "chats_service_p50_ms_le": p50_sql * 1000,
+                    "chats_service_p99_ms_le": p99_sql * 1000})
+    plans = []
+    for path in (paths[0], paths[1], paths[2]):
+        p = dict(urllib.parse.parse_qsl(path.split("?", 1)[1]))
+        x1, x2 = sorted([float(p["lon1"]), float(p["lon2"])])
+        y1, y2 = sorted([float(p["lat1"]), float(p["lat2"])])
+        plan = stack.sql(f"""EXPLAIN (ANALYZE, COSTS OFF, TIMING ON)
+            SELECT id, x, y, z, topic FROM (
+              SELECT id, x, y, z, topic FROM rooms.rooms
+              WHERE z = ANY('{{{",".join(str(z) for z in range(int(p["minz"]), int(p["maxz"]) + 1))}}}'::smallint[])
+                AND x BETWEEN {x1} AND {x2} AND y BETWEEN {y1} AND {y2}
+              ORDER BY last_visited_at DESC, id DESC LIMIT 500) recent ORDER BY id""")
+        plans.append((path, [row[0] for row in plan]))
+    results["_plans"] = plans
+
+
+def scenario_memory(stack, args, results):
+    """Gateway B's resident memory holding many sessions and active rooms with their recent messages."""
+    gw_b = stack.gateways[-1]
+    instance = f"gateway-{len(stack.gateways)}"
+    pid = stack.pid(instance)
+    results["gateway_rss_start_mb"] = results.get("gateway_rss_start_mb", rss_mb(pid))
+    ensure_million_rooms(stack, max(args.active_rooms * 2, 20000))
+    sessions_target, rooms_target = args.sessions, args.active_rooms
+
+    async def starts():
+        pools = [Pool(url, 64) for url in stack.gateways]
+        started = time.monotonic()
+        made, i, batch = 0, 0, 2000
+        while made < sessions_target and time.monotonic() - started < args.start_budget_s:
+            pool = pools[(i // batch) % len(pools)]
+            ids = await start_sessions(pool, min(batch, sessions_target - made), f"mem{i}x", concurrency=64)
+            made += len(ids)
+            i += batch
+        for pool in pools:
+            pool.close()
+        return made, time.monotonic() - started
+
+    made, took = asyncio.run(starts())
+    results["memory_sessions_started"] = made
+    results["start_rps"] = made / took
+    log(f"{made} sessions started in {took:.0f}s")
+
+    rows = stack.sql(f"""SELECT id FROM rooms.rooms WHERE topic LIKE 'bench room %'
+                         ORDER BY id LIMIT {rooms_target}""")
+    room_ids = [int(r[0]) for r in rows]
+    lo, hi = room_ids[0], room_ids[-1]
+    per_room = args.messages_per_room
+    stack.sql(f"""
+        INSERT INTO messaging.room_logs (room_id, last_id)
+        SELECT id, {per_room} FROM rooms.rooms WHERE topic LIKE 'bench room %' AND id BETWEEN {lo} AND {hi}
+        ON CONFLICT (room_id) DO NOTHING;
+        INSERT INTO messaging.messages (room_id, id, nick, text, added_at, idempotency_key)
+        SELECT r.id, m, 'user' || (m % 17),
+               'message ' || m || ' in a busy room: ' || repeat('words ', 3 + (m % 8)),
+               now() - (({per_room} - m) * interval '1 minute'), 'bench-' || r.id || '-' || m
+        FROM rooms.rooms r CROSS JOIN generate_series(1, {per_room}) m
+        WHERE r.topic LIKE 'bench room %' AND r.id BETWEEN {lo} AND {hi}
+        ON CONFLICT DO NOTHING;""")
+
+    async def activate():
+        pool = Pool(gw_b, 64)
+        answers = await gather_limited(pool, [q(cmd="messages", chatid=r, past=0) for r in room_ids], 64)
+        pool.close()
+        return sum(1 for s, _ in answers if s == 200)
+
+    active = asyncio.run(activate())
+    time.sleep(3)
+    metrics = scrape(gw_b)
+    results.update({
+        "gateway_rss_mb": rss_mb(pid), "memory_rooms_active": active,
+        "memory_sessions_known": int(metrics.get(("geochat_gateway_sessions", ""), -1)),
+        "memory_rooms_loaded": int(metrics.get(("geochat_gateway_rooms_loaded", ""), -1)),
+    })
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
+    return values[k]
+
+
+# ---------------------------------------------------------------- report
+
+HEADLINES = ["idle_poll_ratio", "idle_poll_rps", "hello_rps", "fanout_p99_ms", "chats_1m_p99_ms", "say_rps_1",
+             "say_rps_2", "gateway_rss_mb"]
+
+
+def fmt(value, digits=1):
+    if isinstance(value, float):
+        return f"{value:.{digits}f}" if value == value else "n/a"
+    return str(value)
+
+
+def report(results, args, meta):
+    r = results.get
+    rows = [
+        ("idle polls (`messages`, past = latest)", f"{fmt(r('poll_rps'), 0)} req/s, p50 {fmt(r('poll_p50_ms'), 2)} ms, "
+         f"p99 {fmt(r('poll_p99_ms'), 2)} ms", f"hello world {fmt(r('hello_rps'), 0)} req/s, p50 "
+         f"{fmt(r('hello_p50_ms'), 2)} ms, p99 {fmt(r('hello_p99_ms'), 2)} ms",
+         f"≥ 75 % of hello world: {fmt(100 * r('idle_poll_ratio', float('nan')), 0)} %"),
+        ("fan-out: say on A → first poll on B", f"p50 {fmt(r('fanout_p50_ms'))} ms, p99 {fmt(r('fanout_p99_ms'))} ms, "
+         f"max {fmt(r('fanout_max_ms'))} ms ({r('fanout_measured')} messages, {r('fanout_missing')} unseen, "
+         f"{r('fanout_say_failures')} says failed)", f"{args.fanout_rate}/s over 100 rooms, {args.fanout_polled} rooms "
+         f"polled every {args.poll_interval_ms} ms", "p99 ≤ 25 ms"),
+        (f"region queries (`chats`, {fmt(r('chats_rooms'))} rooms)", f"{fmt(r('chats_1m_rps'), 0)} req/s, p50 "
+         f"{fmt(r('chats_1m_p50_ms'), 2)} ms, p99 {fmt(r('chats_1m_p99_ms'), 2)} ms",
+         f"inside the rooms service (histogram bucket bounds): p50 ≤ {fmt(r('chats_service_p50_ms_le'), 2)} ms, "
+         f"p99 ≤ {fmt(r('chats_service_p99_ms_le'), 2)} ms", "p99 ≤ 5 ms"),
+        ("post throughput (acknowledged `say`)", f"1 messaging: {fmt(r('say_rps_1'), 0)}/s (p99 "
+         f"{fmt(r('say_p99_ms_1'))} ms); 2 messaging: {fmt(r('say_rps_2'), 0)}/s (p99 {fmt(r('say_p99_ms_2'))} ms)",
+         f"ratio 2/1: {fmt(r('say_ratio'), 2)}", "the second instance adds capacity"),
+        ("gateway memory", f"{fmt(r('gateway_rss_mb'))} MB RSS with {r('memory_sessions_known')} sessions, "
+         f"{r('memory_rooms_loaded')} rooms loaded ({args.messages_per_room} messages each)",
+         f"same gateway before the scenarios: {fmt(r('gateway_rss_start_mb'))} MB; sessions started at "
+         f"{fmt(r('start_rps'), 0)}/s", "≤ 300 MB"),
+    ]
+    table = ["| scenario | result | reference in the same run | target |", "| --- | --- | --- | --- |"]
+    table += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    values = {"idle_poll_rps": r("poll_rps"), "hello_rps": r("hello_rps")}
+    lines = [f"{name}: {fmt(values.get(name, r(name)), 3 if name == 'idle_poll_ratio' else 1)}" for name in HEADLINES]
+    plans = []
+    for path, plan in r("_plans", []):
+        plans.append(f"`{path}`\n\n```\n" + "\n".join(plan) + "\n```")
+    return table, lines, plans
+
+
+def write_doc(table, lines, plans, meta):
+    path = os.path.join(ROOT, "docs", "benchmarks.md")
+    generated = "\n".join([
+        "<!-- bench:begin (written by deploy/bench.sh; edit outside these markers) -->",
+        f"## Latest run: {meta['when']}", "",
+        f"Machine: {meta['machine']}. Build: {meta['build']}. Load while it ran: {meta['load']}.", "",
+        f"Command: `{meta['command']}`", "",
+        *table, "", *[f"Scenario failed: {f}" for f in meta.get("failed", [])], "",
+        "Headline figures:", "", "```", *lines, "```", "",
+        "Region query plans (EXPLAIN ANALYZE of three of the boxes asked, as the rooms service queries):", "",
+        *plans, "",
+        "<!-- bench:end -->"])
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n\n"
+    if "<!-- bench:begin" in text:
+        text = re.sub(r"<!-- bench:begin.*?<!-- bench:end -->", lambda _: generated, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + generated + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def machine_facts():
+    cores = os.cpu_count()
+    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    mem = next((int(l.split()[1]) // 1024 // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
+    return f"{cores} cores ({model}), {mem} GiB"
+
+
+def load_facts():
+    load = open("/proc/loadavg").read().split()[:3]
+    builds = subprocess.run(["pgrep", "-c", "swift-frontend"], capture_output=True, text=True).stdout.strip() or "0"
+    return f"load average {' / '.join(load)}, {builds} swift-frontend processes of other builds running"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack-env", required=True)
+    parser.add_argument("--hello-url", required=True)
+    parser.add_argument("--only", default=",".join(SCENARIOS))
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--fanout-rate", type=int, default=1000)
+    parser.add_argument("--fanout-polled", type=int, default=20)
+    parser.add_argument("--poll-interval-ms", type=int, default=10)
+    parser.add_argument("--rooms", type=int, default=1_000_000)
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--active-rooms", type=int, default=10_000)
+    parser.add_argument("--messages-per-room", type=int, default=50)
+    parser.add_argument("--start-budget-s", type=int, default=240)
+    parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument("--command", default="bash deploy/bench.sh")
+    parser.add_argument("--build", default="release build")
+    args = parser.parse_args()
+
+    stack = Stack(args.stack_env)
+    results = {}
+    meta = {"when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": machine_facts(), "command": args.command, "build": args.build}
+    load_before = load_facts()
+    results["gateway_rss_start_mb"] = rss_mb(stack.pid(f"gateway-{len(stack.gateways)}"))
+    only = args.only.split(",")
+    for name in SCENARIOS:
+        if name not in only:
+            continue
+        log(f"scenario {name}")
+        started = time.monotonic()
+        try:
+            if name == "idle":
+                scenario_idle(stack, args.hello_url, args, results)
+            elif name == "fanout":
+                scenario_fanout(stack, args, results)
+            elif name == "say":
+                scenario_say(stack, args, results)
+            elif name == "chats":
+                scenario_chats(stack, args, results)
+            elif name == "memory":
+                scenario_memory(stack, args, results)
+        except Exception as error:  # one failed scenario leaves the others' figures
+            log(f"scenario {name} FAILED: {error!r}")
+            results.setdefault("_failed", []).append(f"{name}: {error}")
+        log(f"scenario {name} took {time.monotonic() - started:.0f}s; figures so far: "
+            + ", ".join(f"{k}={fmt(v, 2)}" for k, v in results.items() if not k.startswith("_")))
+    meta["load"] = f"at start {load_before}; at the end {load_facts()}"
+    meta["failed"] = results.get("_failed", [])
+    table, lines, plans = report(results, args, meta)
+    print("\n".join(table))
+    print()
+    print("\n".join(lines))
+    if not args.no_doc:
+        write_doc(table, lines, plans, meta)
+        log("docs/benchmarks.md updated")
+
+
+if __name__ == "__main__":
+    main()

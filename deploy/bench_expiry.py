@@ -1,0 +1,158 @@
+"""Expiry benchmark driver (run by deploy/bench-expiry.sh against a running stack).
+
+Inserts N idle rooms with messages and memberships in bulk by SQL, keeps
+pollers on live rooms through both gateways, measures their poll latency for a
+baseline, then starts an on-demand expiry run over Kafka and measures the poll
+latency during it. Prints the run's duration and p50/p99 before and during."""
+import argparse
+import http.client
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
+
+from conftest import _read_stack_env, chat, create, say, start  # noqa: E402
+from expiry_support import Commands, idle_rooms_statement  # noqa: E402
+
+IDLE_AGE_S = 60 * 86_400  # well past the default 30-day limit
+
+
+class Poller(threading.Thread):
+    """Polls one live room every `interval` seconds on a keep-alive connection,
+    recording each poll's latency with the phase it fell in."""
+
+    def __init__(self, gateway, room, interval, phase, stop):
+        super().__init__(daemon=True)
+        url = urllib.parse.urlparse(gateway)
+        self.host, self.port = url.hostname, url.port
+        self.path = f"/chat.php?cmd=messages&chatid={room}&past=0&limit=20"
+        self.interval, self.phase, self.stop = interval, phase, stop
+        self.samples = {}  # phase -> [seconds]
+        self.errors = 0
+
+    def run(self):
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        next_at = time.monotonic()
+        while not self.stop.is_set():
+            began = time.monotonic()
+            try:
+                connection.request("GET", self.path)
+                response = connection.getresponse()
+                response.read()
+                ok = response.status == 200
+            except (OSError, http.client.HTTPException):
+                ok = False
+                connection.close()
+                connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
+            elapsed = time.monotonic() - began
+            if ok:
+                self.samples.setdefault(self.phase[0], []).append(elapsed)
+            else:
+                self.errors += 1
+            next_at += self.interval
+            time.sleep(max(0.0, next_at - time.monotonic()))
+
+
+def psql(stack, statement):
+    """Like conftest.sql, without its 30 s limit: bulk work on a busy machine takes longer."""
+    run = subprocess.run(
+        ["psql", "-h", stack["PG_HOST"], "-p", stack["PG_PORT"], "-U", stack["PG_USER"], "-d", stack["PG_DATABASE"],
+         "-Atq", "-v", "ON_ERROR_STOP=1", "-c", statement], capture_output=True, text=True, check=True)
+    return [int(line) for line in run.stdout.split()]
+
+
+def psql1(stack, statement):
+    return psql(stack, statement)[0]
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rooms", type=int, default=1_000_000)
+    parser.add_argument("--messages-per-room", type=int, default=2)
+    parser.add_argument("--insert-chunk", type=int, default=50_000)
+    parser.add_argument("--live-rooms", type=int, default=40)
+    parser.add_argument("--pollers", type=int, default=40)
+    parser.add_argument("--poll-interval", type=float, default=0.1)
+    parser.add_argument("--baseline-s", type=float, default=20)
+    parser.add_argument("--timeout-s", type=float, default=900)
+    args = parser.parse_args()
+    stack = _read_stack_env()
+    gateways = stack["GATEWAY_URLS"].split()
+
+    began = time.monotonic()
+    first = None
+    for offset in range(0, args.rooms, args.insert_chunk):
+        ids = psql(stack, idle_rooms_statement(min(args.insert_chunk, args.rooms - offset), IDLE_AGE_S,
+                                               args.messages_per_room, 1))
+        first = first or ids[0]
+        print(f"inserted {offset + len(ids)} idle rooms", flush=True)
+    psql(stack, "ANALYZE")
+    idle_rooms = psql1(stack, "SELECT count(*) FROM rooms.rooms WHERE last_visited_at < now() - interval '30 days' "
+                              "AND NOT is_lobby")
+    idle_messages = psql1(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id >= {first}")
+    print(f"setup: {idle_rooms} idle rooms, {idle_messages} of their messages, in {time.monotonic() - began:.0f} s",
+          flush=True)
+
+    session = start(gateways[0])
+    live = [create(gateways[0], session, 0.7, 0.3, 11, "live " + uuid.uuid4().hex[:8])["id"]
+            for _ in range(args.live_rooms)]
+    for room in live:
+        say(gateways[0], session, room, "alive")
+    phase = ["warmup"]
+    stop = threading.Event()
+    pollers = [Poller(gateways[i % len(gateways)], live[i % len(live)], args.poll_interval, phase, stop)
+               for i in range(args.pollers)]
+    for p in pollers:
+        p.start()
+    time.sleep(3)
+    phase[0] = "baseline"
+    time.sleep(args.baseline_s)
+
+    commands = Commands(stack)
+    phase[0] = "during"
+    job = commands.start_own_run(False, None, "bench")
+    job = commands.wait_finished(job["id"], timeout=args.timeout_s)
+    phase[0] = "after"
+    time.sleep(1)
+    stop.set()
+    for p in pollers:
+        p.join()
+    commands.close()
+
+    samples = {}
+    for p in pollers:
+        for name, values in p.samples.items():
+            samples.setdefault(name, []).extend(values)
+    errors = sum(p.errors for p in pollers)
+    duration_s = (job["finishedAtMs"] - job["startedAtMs"]) / 1000
+    left_rooms = psql1(stack, f"SELECT count(*) FROM rooms.rooms WHERE id >= {first} AND NOT (id = ANY(ARRAY[{','.join(map(str, live))}]::bigint[]))")
+    left_messages = psql1(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id >= {first} AND room_id < {min(live)}")
+    alive = all(chat(gateways[1], cmd="messages", chatid=room).status == 200 for room in live)
+
+    base, during = samples.get("baseline", []), samples.get("during", [])
+    print()
+    print(f"job {job['id']}: status {job['status']}, selected {job['selected']}, removed {job['removed']}, "
+          f"failed {job['failed']}, duration {duration_s:.1f} s")
+    print(f"left of the idle rooms: {left_rooms} rooms, {left_messages} messages; live rooms still answer: {alive}")
+    print(f"pollers: {args.pollers} on {args.live_rooms} live rooms, one poll per {args.poll_interval} s each, "
+          f"{len(gateways)} gateways; failed polls: {errors}")
+    for name, values in (("baseline", base), ("during", during)):
+        print(f"poll latency {name:8s}: n={len(values)} p50={percentile(values, 50) * 1000:.1f} ms "
+              f"p99={percentile(values, 99) * 1000:.1f} ms max={max(values, default=0) * 1000:.1f} ms")
+    if base and during:
+        print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The fault-injection harness: starts a local cluster (2 gateways, 2 messaging,
+# one of each other service) under its own state folder, drives a steady load
+# of posts and pollers, kills and restarts every kind of service and stops and
+# restarts PostgreSQL and the Kafka broker meanwhile, then checks that nothing
+# acknowledged was lost or duplicated and no poller missed a message. Then it
+# replays the hostile-input corpus against the same cluster. Writes the figures
+# to docs/reliability.md (and .data/faults/*.json). Loopback only.
+#
+#   deploy/faults.sh [--short] [--rate N] [--keep] [--no-doc]
+#     --short   a few faults (one per kind) and a smaller corpus: CI, < 5 min
+#     --rate N  target posts per second (default 500)
+#     --keep    leave the cluster running afterwards (stop: deploy/stack.sh destroy --state-dir .data/faults/stack)
+#     --no-doc  do not rewrite docs/reliability.md
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+SHORT=""; RATE=500; KEEP=0; DOC=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --short) SHORT=--short; shift ;;
+    --rate) RATE=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --no-doc) DOC=0; shift ;;
+    *) die "usage: deploy/faults.sh [--short] [--rate N] [--keep] [--no-doc]" ;;
+  esac
+done
+
+OUT="$ROOT/.data/faults"
+STACK="$OUT/stack"
+mkdir -p "$OUT"
+bash deploy/install.sh >/dev/null
+began=$SECONDS
+
+# Rate limits off for the load (the 429 path is tested on a gateway with
+# default limits, Tests/Integration/test_limits.py).
+# A dead group member's partitions move after about the session timeout: 4 s
+# here (6 s is the one-machine default; see docs/reliability.md).
+LOAD_ENV=("${NO_RATE_LIMITS[@]}" --env GEOCHAT_LOG_LEVEL=notice --env GEOCHAT_KAFKA_SESSION_TIMEOUT_MS=4000)
+
+cleanup() {
+  if [ "$KEEP" = 0 ]; then bash deploy/stack.sh destroy --state-dir "$STACK" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+bash deploy/stack.sh destroy --state-dir "$STACK" >/dev/null 2>&1 || true
+if [ ! -x "$(swift build --show-bin-path)/geochat-gateway" ]; then
+  log "faults: building"; swift build > "$OUT/build.log" 2>&1 || die "build failed (see $OUT/build.log)"
+fi
+log "faults: starting the cluster"
+bash deploy/stack.sh up --state-dir "$STACK" --gateways 2 --messaging 2 --no-build "${LOAD_ENV[@]}" >/dev/null
+
+status=0
+log "faults: load and faults"
+.venv/bin/python Tests/Reliability/faults.py --stack-env "$STACK/stack.env" $SHORT --rate "$RATE" \
+  --out "$OUT/faults.json" || status=1
+log "faults: hostile-input corpus"
+.venv/bin/python Tests/Reliability/fuzz_corpus.py --stack-env "$STACK/stack.env" $SHORT \
+  --out "$OUT/fuzz.json" || status=1
+if [ "$DOC" = 1 ]; then
+  .venv/bin/python Tests/Reliability/report.py --faults "$OUT/faults.json" --fuzz "$OUT/fuzz.json" \
+    --seconds $((SECONDS - began)) $SHORT > docs/reliability.md
+  log "faults: figures written to docs/reliability.md"
+fi
+log "faults: done in $((SECONDS - began)) s"
+exit "$status"
