@@ -7,8 +7,9 @@
 # replays the hostile-input corpus against the same cluster. Writes the figures
 # to docs/reliability.md (and .data/faults/*.json). Loopback only.
 #
-#   deploy/faults.sh [--short] [--rate N] [--keep] [--no-doc]
+#   deploy/faults.sh [--short] [--release] [--rate N] [--keep] [--no-doc]
 #     --short   a few faults (one per kind) and a smaller corpus: CI, < 5 min
+#     --release the release build of the services (built if missing), as operators run them
 #     --rate N  target posts per second (default 500)
 #     --keep    leave the cluster running afterwards (stop: deploy/stack.sh destroy --state-dir .data/faults/stack)
 #     --no-doc  do not rewrite docs/reliability.md
@@ -16,14 +17,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-SHORT=""; RATE=500; KEEP=0; DOC=1
+SHORT=""; RATE=500; KEEP=0; DOC=1; CONFIG=debug
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) SHORT=--short; shift ;;
+    --release) CONFIG=release; shift ;;
     --rate) RATE=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --no-doc) DOC=0; shift ;;
-    *) die "usage: deploy/faults.sh [--short] [--rate N] [--keep] [--no-doc]" ;;
+    *) die "usage: deploy/faults.sh [--short] [--release] [--rate N] [--keep] [--no-doc]" ;;
   esac
 done
 
@@ -45,11 +47,14 @@ cleanup() {
 trap cleanup EXIT
 
 bash deploy/stack.sh destroy --state-dir "$STACK" >/dev/null 2>&1 || true
-if [ ! -x "$(swift build --show-bin-path)/geochat-gateway" ]; then
-  log "faults: building"; swift build > "$OUT/build.log" 2>&1 || die "build failed (see $OUT/build.log)"
+if [ ! -x "$(swift build -c "$CONFIG" --show-bin-path)/geochat-gateway" ]; then
+  log "faults: building ($CONFIG)"
+  swift build -c "$CONFIG" > "$OUT/build.log" 2>&1 || die "build failed (see $OUT/build.log)"
 fi
-log "faults: starting the cluster"
-bash deploy/stack.sh up --state-dir "$STACK" --gateways 2 --messaging 2 --no-build "${LOAD_ENV[@]}" >/dev/null
+RELEASE=(); [ "$CONFIG" = release ] && RELEASE=(--release)
+log "faults: starting the cluster ($CONFIG build)"
+bash deploy/stack.sh up --state-dir "$STACK" "${RELEASE[@]+"${RELEASE[@]}"}" --gateways 2 --messaging 2 --no-build \
+  "${LOAD_ENV[@]}" >/dev/null
 
 status=0
 log "faults: load and faults"
@@ -60,7 +65,7 @@ log "faults: hostile-input corpus"
   --out "$OUT/fuzz.json" || status=1
 if [ "$DOC" = 1 ]; then
   .venv/bin/python Tests/Reliability/report.py --faults "$OUT/faults.json" --fuzz "$OUT/fuzz.json" \
-    --seconds $((SECONDS - began)) $SHORT > docs/reliability.md
+    --seconds $((SECONDS - began)) --build "$CONFIG" $SHORT > docs/reliability.md
   log "faults: figures written to docs/reliability.md"
 fi
 log "faults: done in $((SECONDS - began)) s"

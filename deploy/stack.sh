@@ -44,10 +44,13 @@ port_of() { grep "^$1=" "$PORTS" 2>/dev/null | tail -n1 | cut -d= -f2; }
 bin_dir() { (cd "$ROOT" && swift build -c "$CONFIG" --show-bin-path); }
 
 build() {
+  # Every product at once: SwiftPM builds only the last of several `--product` flags.
   log "build: swift build -c $CONFIG (the first build takes several minutes)"
-  (cd "$ROOT" && swift build -c "$CONFIG" \
-    --product geochat-gateway --product geochat-session --product geochat-rooms \
-    --product geochat-messaging --product geochat-expiry --product geochat-admin 2>&1 | grep -E "error|warning: unre|Compiling|Build|Linking" | tail -n 5) || true
+  mkdir -p "$ROOT/.data"
+  if ! (cd "$ROOT" && swift build -c "$CONFIG" > "$ROOT/.data/stack-build.log" 2>&1); then
+    grep -E "error" "$ROOT/.data/stack-build.log" | head -n 40
+    die "build failed (full log: .data/stack-build.log)"
+  fi
   for s in "${SERVICES[@]}"; do [ -x "$(bin_dir)/geochat-$s" ] || die "build: geochat-$s is missing"; done
 }
 

@@ -13,6 +13,8 @@ struct ExpiryServiceMain {
     static func main() async throws {
         let env = try ServiceEnvironment(service: "expiry", defaultPort: 9104)
         let settings = try ExpirySettings(env.configuration)
+        // The idle limit and schedule an admin stored; no run starts before they are read.
+        let adminState = try SettingsAndBansFeed(kafka: env.kafka, settings: settings.live, bans: BanList(), logger: env.logger)
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let commandsIn = try KafkaConsumer(
@@ -23,13 +25,16 @@ struct ExpiryServiceMain {
         let runner = ExpiryRunner(jobs: jobs, run: run, settings: settings, logger: env.logger)
         let commands = ExpiryCommands(jobs: jobs, settings: settings, logger: env.logger)
         let started = Atomic<Bool>(false)
-        let isReady: @Sendable () -> Bool = { started.load(ordering: .acquiring) && client.isReady }
+        let isReady: @Sendable () -> Bool = {
+            started.load(ordering: .acquiring) && client.isReady && adminState.isLoaded
+        }
 
         let main = Worker("expiry", body: {
             try await jobs.migrate()
             let topics = TopicProvisioner(producer: producer, settings: env.kafka, logger: env.logger)
             try await topics.ensureRetrying(Topics.shared)
             try await commandsIn.start()
+            try await adminState.start()
             started.store(true, ordering: .releasing)
             env.logger.info(
                 "expiry service started",
@@ -41,6 +46,7 @@ struct ExpiryServiceMain {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await topics.keep(Topics.shared) }
                 group.addTask { try? await client.run() }
+                group.addTask { await adminState.run() }
                 group.addTask {
                     await CommandProcessor(consumer: commandsIn, producer: producer, logger: env.logger) {
                         await commands.handle($0)
@@ -52,6 +58,7 @@ struct ExpiryServiceMain {
             }
         }, shutdown: {
             await commandsIn.close()
+            await adminState.close()
             await client.shutdown()
             producer.close()
         })

@@ -3,10 +3,16 @@ import GeoChatRuntime
 
 /// The expiry service's settings (docs/operations.md, "Expiry").
 struct ExpirySettings: Sendable {
+    /// Admin-set values from `geochat.settings`; they win over the start-up configuration.
+    let live: LiveSettings
+    private let configuredIntervalS: Int
+    private let configuredIdleLimitS: Int
+
     /// How often the schedule starts a run (`expiry.interval.s`, default hourly).
-    var interval: Duration
+    /// Read on every use: a change an admin makes applies to the next check.
+    var interval: Duration { .seconds(live.int(.expiryInterval, default: configuredIntervalS)) }
     /// Rooms not visited for this long go (`room.idle.limit.s`, default 30 days).
-    var idleLimit: Duration
+    var idleLimit: Duration { .seconds(live.int(.roomIdleLimit, default: configuredIdleLimitS)) }
     /// Rooms per removal batch, one transaction at each owner (`expiry.batch.size`).
     var batchSize: Int
     /// Ids per selection page (`expiry.page.size`).
@@ -22,9 +28,10 @@ struct ExpirySettings: Sendable {
     /// `room.idle.limit.s` setting's range, one rule for the admin API and here.
     static let idleLimitRange = SettingsCatalog.definition(SettingName.roomIdleLimit.rawValue)?.range ?? 60...315_360_000
 
-    init(_ configuration: Configuration) throws {
-        interval = try configuration.seconds("expiry.interval.s", default: 3600)
-        idleLimit = try configuration.seconds("room.idle.limit.s", default: 30 * 86_400)
+    init(_ configuration: Configuration, live: LiveSettings = LiveSettings()) throws {
+        self.live = live
+        configuredIntervalS = try configuration.int("expiry.interval.s", default: 3600)
+        configuredIdleLimitS = try configuration.int("room.idle.limit.s", default: 30 * 86_400)
         batchSize = min(max(try configuration.int("expiry.batch.size", default: 2000), 1), Limits.maxRoomBatch)
         pageSize = min(max(try configuration.int("expiry.page.size", default: 10_000), 1), Limits.maxRoomBatch)
         parallel = min(max(try configuration.int("expiry.parallel", default: 2), 1), 16)

@@ -56,6 +56,13 @@ struct GatewayMain {
                         events: EventPublisher(sender: producer), every: .milliseconds(500), nowMs: currentTimeMs)
                 }
                 group.addTask {
+                    // Live rate settings reach the limiter within a second of arriving.
+                    while !Task.isCancelled {
+                        limiter.update(settings.currentRateLimits)
+                        try? await Task.sleep(for: .seconds(1))
+                    }
+                }
+                group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(30))
                         messages.evictIdle()

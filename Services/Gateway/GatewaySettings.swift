@@ -12,7 +12,7 @@ struct GatewaySettings: Sendable {
     let live: LiveSettings
     var configuredPresenceTimeoutS: Int
     var configuredRoomCap: Int
-    /// Abuse limits on posts, room creation and session starts.
+    /// Abuse limits on posts, room creation and session starts, as configured.
     var rateLimits: RateLimitSettings
     /// A connection with no request under way for this long is closed; a request
     /// head must arrive within it too (partial headers do not count as activity).
@@ -24,6 +24,8 @@ struct GatewaySettings: Sendable {
     var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
     /// Most rooms one `chats` answer holds.
     var roomCap: Int { live.int(.roomCap, default: configuredRoomCap) }
+    /// The abuse limits now: the configured ones with the admin's live `rate.*` values.
+    var currentRateLimits: RateLimitSettings { rateLimits.overridden(by: live) }
 
     init(_ configuration: Configuration, live: LiveSettings = LiveSettings()) throws {
         self.live = live

@@ -111,4 +111,36 @@ final class RateLimiterTests: XCTestCase {
         limits.prune()
         XCTAssertEqual(limits.bucketCount, 0)
     }
+
+    func testLiveSettingsAnAdminStoredWinOverTheConfiguration() {
+        let live = LiveSettings()
+        XCTAssertEqual(RateLimitSettings.defaults.overridden(by: live), .defaults, "nothing stored: as configured")
+        live.apply(SettingValue(name: "rate.post.per.min", value: 30, version: 1, updatedBy: "t", updatedAtMs: 0))
+        live.apply(SettingValue(name: "rate.post.burst", value: 2, version: 2, updatedBy: "t", updatedAtMs: 0))
+        live.apply(SettingValue(name: "rate.rooms.per.hour", value: 0, version: 3, updatedBy: "t", updatedAtMs: 0))
+        let now = RateLimitSettings.defaults.overridden(by: live)
+        XCTAssertEqual(now.postPerSession.perSecond, 0.5)
+        XCTAssertEqual(now.postPerSession.capacity, 2)
+        XCTAssertTrue(now.roomsPerSession.isOff, "a stored 0 turns the hourly room cap off")
+        XCTAssertEqual(now.postPerAddress, RateLimitSettings.defaults.postPerAddress, "limits without a live setting stay")
+
+        let (limits, clock) = limiter(now)
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))
+        clock.advance(seconds: 0.2)
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))
+        clock.advance(seconds: 0.2)
+        XCTAssertNotNil(limits.admit(say(a), address: "10.0.0.1"), "the stored burst of 2 is spent")
+    }
+
+    func testALimitTurnedOffWhileItsBucketsLiveIsForgottenNotDividedByZero() {
+        var settings = RateLimitSettings.defaults
+        let (limits, clock) = limiter(settings)
+        XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))
+        settings.postPerSession.perSecond = 0  // an admin stores rate.post.per.min = 0
+        limits.update(settings)
+        clock.advance(seconds: 0.01)
+        limits.prune()  // used to divide by the rate of 0 and trap
+        XCTAssertEqual(limits.bucketCount, 1, "only the address bucket, still short of full, stays")
+        for _ in 0..<20 { XCTAssertNil(limits.admit(say(a), address: "10.0.0.2"), "the session limit is off") }
+    }
 }

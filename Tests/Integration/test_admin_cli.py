@@ -44,7 +44,7 @@ def test_login_keeps_the_token_readable_by_its_owner_only(stack, cli):
 
 def test_settings_get_and_set(stack, cli):
     shown = cli("settings", "get").stdout
-    assert "presence.timeout.s" in shown and "room.cap" in shown and "rate.requests.per.s" in shown
+    assert "presence.timeout.s" in shown and "room.cap" in shown and "rate.post.per.min" in shown
     changed = cli("settings", "set", "session.lifetime.s=2d").stdout
     assert "session.lifetime.s = 172800 (2d)" in changed
     one = cli("settings", "get", "session.lifetime.s").stdout

@@ -1,9 +1,6 @@
 """Expiry runs through the admin API and the CLI: start a dry run and a real
-run, follow their progress, read their reports and the job list.
-
-Needs the expiry service to answer `ExpiryCommand` (the `expiry` branch of
-issue 4). On the `admin` branch alone these requests time out and the API
-answers 503, so this file fails there; run it after both branches are merged."""
+run, follow their progress, read their reports and the job list; the expiry
+service following the live idle limit and schedule."""
 import os
 import subprocess
 import time
@@ -11,7 +8,7 @@ import time
 import pytest
 
 from admin_support import api, bootstrap_admin, login
-from conftest import chat, count, create, say, sql, start, unique_topic, wait_until
+from conftest import assert_error, chat, count, create, say, sql, start, unique_topic, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +96,38 @@ def test_the_cli_runs_expiry_with_progress_and_a_report(stack, admin, tmp_path):
     assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE id = {room['id']}") == 0
     jobs = subprocess.run([binary, "jobs"], capture_output=True, text=True, env=env, timeout=60)
     assert jobs.returncode == 0 and "dry run" in jobs.stdout, jobs.stdout + jobs.stderr
+
+
+def test_the_expiry_service_follows_the_live_idle_limit_and_schedule(stack, admin):
+    """room.idle.limit.s and expiry.interval.s stored by an admin reach the
+    expiry service: a room idle for 3 hours survives the configured 30 days,
+    goes once the limit is 1 hour; a long interval stops the scheduled runs."""
+    a, b = stack["gateways"][:2]
+    token = admin["token"]
+    session = start(a)
+    old = create(a, session, 0.61, 0.29, 13, unique_topic())["id"]
+    fresh = create(a, session, 0.61, 0.29, 13, unique_topic())["id"]
+    sql(stack, f"UPDATE rooms.rooms SET last_visited_at = now() - interval '3 hours', "
+               f"created_at = now() - interval '3 hours' WHERE id = {old}")
+    room_count = f"SELECT count(*) FROM rooms.rooms WHERE id = {old}"
+    scheduled = "SELECT count(*) FROM expiry.jobs WHERE trigger = 'schedule'"
+    try:
+        before = count(stack, scheduled)
+        wait_until(lambda: count(stack, scheduled) >= before + 2, timeout=20, message="scheduled runs every 2 s")
+        assert count(stack, room_count) == 1, "3 hours idle is alive under the configured 30 days"
+
+        assert api(b, "PUT", "settings", {"room.idle.limit.s": 3600}, token=token).status == 200
+        wait_until(lambda: count(stack, room_count) == 0, timeout=30, interval=0.5,
+                   message="a scheduled run under the stored 1-hour limit removing the room")
+        assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE id = {fresh}") == 1
+        assert_error(chat(b, cmd="messages", chatid=old), 404, "no_such_chat")
+
+        assert api(b, "PUT", "settings", {"expiry.interval.s": 3600}, token=token).status == 200
+        time.sleep(3)  # the setting arriving, and a run that had started finishing
+        settled = count(stack, scheduled)
+        time.sleep(6)
+        assert count(stack, scheduled) == settled, "no scheduled run within an interval of an hour"
+    finally:
+        assert api(b, "PUT", "settings", {"room.idle.limit.s": 2_592_000, "expiry.interval.s": 2},
+                   token=token).status == 200
+    wait_until(lambda: count(stack, scheduled) > settled, timeout=20, message="the 2 s schedule back")

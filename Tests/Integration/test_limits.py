@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import assert_error, chat, count, http, start, unique_topic, wait_until
+from admin_support import api, bootstrap_admin, login
+from conftest import assert_error, chat, count, create, http, start, unique_topic, wait_until
 
 
 def _free_port():
@@ -179,3 +180,35 @@ def test_slow_body_is_cut_off(strict_gateway):
     s.close()
     assert time.monotonic() - began < 8
     assert answer == b"" or b" 400 " in answer.split(b"\r\n")[0], answer
+
+
+def test_live_rate_settings_reach_every_gateway(stack):
+    """The test stack's gateways start with the abuse limits off; an admin's
+    live rate.post.* values turn the per-session post limit on for every
+    gateway, and 0 turns it off again. Last in this file: a stored value stays
+    (there is no "back to the configuration"), and it would turn the strict
+    gateway's post limit off too."""
+    a, b = stack["gateways"][:2]
+    name, password, run = bootstrap_admin(stack)
+    assert run.returncode == 0, run.stdout + run.stderr
+    token = login(a, name, password)
+    owner = start(b)
+    room = create(b, owner, 0.21, 0.77, 9, unique_topic())["id"]
+
+    def statuses_of_posts(n):
+        session = start(b)
+        answers = [chat(b, cmd="say", sessionid=session, chatid=room, msg=f"post {i}") for i in range(n)]
+        for answer in answers:
+            if answer.status == 429:
+                assert_error(answer, 429, "rate_limited")
+                assert int(answer.headers["Retry-After"]) >= 1
+        return [answer.status for answer in answers]
+
+    try:
+        response = api(a, "PUT", "settings", {"rate.post.per.min": 1, "rate.post.burst": 2}, token=token)
+        assert response.status == 200, response
+        wait_until(lambda: statuses_of_posts(3) == [200, 200, 429], timeout=10,
+                   message="the live post limit reaching gateway B")
+    finally:
+        assert api(a, "PUT", "settings", {"rate.post.per.min": 0, "rate.post.burst": 0}, token=token).status == 200
+    wait_until(lambda: statuses_of_posts(5) == [200] * 5, timeout=10, message="the post limit off again on B")

@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--fuzz", required=True)
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--short", action="store_true")
+    ap.add_argument("--build", default="debug", help="the build configuration of the services (debug or release)")
     ap.add_argument("--note", default="", help="a paragraph on the conditions of the run")
     args = ap.parse_args()
     f = load(args.faults) if os.path.exists(args.faults) else None
@@ -33,12 +34,14 @@ def main():
     w = out.append
     w("# Reliability: figures of the latest run")
     w("")
+    flags = (" --short" if args.short else "") + (" --release" if args.build == "release" else "")
     w("Written by `deploy/faults.sh%s` (the fault-injection harness and the hostile-input corpus; "
       "see [operations.md](operations.md#fault-injection-harness) for how to run it and "
-      "[security.md](security.md) for the review). Do not edit by hand: run it again." % (" --short" if args.short else ""))
+      "[security.md](security.md) for the review). Do not edit by hand: run it again." % flags)
     w("")
     w(f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit `{commit}`, "
-      f"{os.cpu_count()} cores, load average {load1:.1f} at the end, {args.seconds} s in all. "
+      f"{args.build} build of the services, {os.cpu_count()} cores, load average {load1:.1f} at the end, "
+      f"{args.seconds} s in all. "
       "The machine is shared with other engineers' builds: latencies and rates are noisy.")
     w("")
     if args.note:

@@ -1,7 +1,9 @@
+import GeoChatDomain
 import GeoChatRuntime
 
-/// The numbers of the gateway's abuse limits, in one place so they can later be
-/// fed from live settings (`rate.*`) instead of the start-up configuration.
+/// The numbers of the gateway's abuse limits. The start-up configuration gives
+/// them; the live settings an admin stores (`rate.post.per.min`,
+/// `rate.post.burst`, `rate.rooms.per.hour`) win over it (`overridden(by:)`).
 ///
 /// Every key is a flag or an environment variable (`rate.post.per.s` is
 /// `GEOCHAT_RATE_POST_PER_S`). A rate or burst of 0 turns that limit off.
@@ -54,6 +56,16 @@ struct RateLimitSettings: Sendable, Equatable {
         createPerAddress = try rule("create.address", d.createPerAddress)
         startPerAddress = try rule("start.address", d.startPerAddress)
         roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
+    }
+
+    /// These numbers with the live settings an admin stored put in their place.
+    /// A stored 0 turns that limit off, as in the configuration.
+    func overridden(by live: LiveSettings) -> RateLimitSettings {
+        var s = self
+        if let perMinute = live.stored(.ratePostsPerMinute)?.value { s.postPerSession.perSecond = Double(perMinute) / 60 }
+        if let burst = live.stored(.ratePostBurst)?.value { s.postPerSession.capacity = Double(burst) }
+        if let rooms = live.stored(.rateRoomsPerHour)?.value { s.roomsPerSessionPerHour = rooms }
+        return s
     }
 
     /// The hourly room cap as a bucket: `roomsPerSessionPerHour` at once, refilled over an hour.

@@ -27,8 +27,10 @@ struct TokenBucket: Sendable {
         lastRefillNs = nowNs
     }
 
-    /// Nanoseconds until one token may be taken; 0 when one may be taken now.
+    /// Nanoseconds until one token may be taken; 0 when one may be taken now
+    /// or the rule is off (a rate of 0 would make the wait infinite).
     func wait(_ rule: Rule, nowNs: UInt64) -> UInt64 {
+        guard !rule.isOff else { return 0 }
         var wait: UInt64 = 0
         if tokens < 1 { wait = UInt64(((1 - tokens) / rule.perSecond * 1e9).rounded(.up)) }
         if let lastTakenNs, rule.minIntervalNs > 0, nowNs < lastTakenNs + rule.minIntervalNs {
@@ -43,7 +45,9 @@ struct TokenBucket: Sendable {
     }
 
     /// Full and not taken from within `minInterval`: forgetting it changes nothing.
+    /// A bucket whose rule was turned off since (live settings) is idle too.
     func isIdle(_ rule: Rule, nowNs: UInt64) -> Bool {
+        guard !rule.isOff else { return true }
         var copy = self
         copy.refill(rule, nowNs: nowNs)
         return copy.tokens >= rule.capacity && copy.wait(rule, nowNs: nowNs) == 0

@@ -17,12 +17,12 @@ public struct SettingName: RawRepresentable, Hashable, Sendable, Codable, Custom
     public static let expiryInterval = SettingName(rawValue: "expiry.interval.s")
     /// Gateway: most rooms in one `chats` answer.
     public static let roomCap = SettingName(rawValue: "room.cap")
-    /// Gateway rate limits (issue 5 builds the limiter and reads these): requests
-    /// per second one client may make, the burst above it, and posts per minute
-    /// of one session. 0 means no limit.
-    public static let rateRequestsPerSecond = SettingName(rawValue: "rate.requests.per.s")
-    public static let rateRequestsBurst = SettingName(rawValue: "rate.requests.burst")
-    public static let ratePostsPerMinute = SettingName(rawValue: "rate.posts.per.min")
+    /// Gateway abuse limits (Services/Gateway/Limits): posts per minute of one
+    /// session, the burst of posts above that rate, and new rooms per hour of
+    /// one session. 0 turns that limit off.
+    public static let ratePostsPerMinute = SettingName(rawValue: "rate.post.per.min")
+    public static let ratePostBurst = SettingName(rawValue: "rate.post.burst")
+    public static let rateRoomsPerHour = SettingName(rawValue: "rate.rooms.per.hour")
     /// Session service: failed logins of one admin name within 5 minutes before
     /// further attempts are refused (429) until the window moves on.
     public static let adminLoginFailures = SettingName(rawValue: "rate.admin.login.failures")
@@ -47,12 +47,12 @@ public enum SettingsCatalog {
               meaning: "seconds between scheduled expiry runs (expiry)"),
         .init(name: .roomCap, defaultValue: Limits.defaultRoomCap, range: 1...5000,
               meaning: "most rooms in one chats answer (gateway)"),
-        .init(name: .rateRequestsPerSecond, defaultValue: 0, range: 0...100_000,
-              meaning: "requests per second one client may make, 0 = no limit (gateway)"),
-        .init(name: .rateRequestsBurst, defaultValue: 0, range: 0...100_000,
-              meaning: "requests one client may make at once above its rate, 0 = no limit (gateway)"),
-        .init(name: .ratePostsPerMinute, defaultValue: 0, range: 0...100_000,
+        .init(name: .ratePostsPerMinute, defaultValue: 12, range: 0...100_000,
               meaning: "posts per minute of one session, 0 = no limit (gateway)"),
+        .init(name: .ratePostBurst, defaultValue: 10, range: 0...100_000,
+              meaning: "posts one session may make at once above its rate, 0 = no limit (gateway)"),
+        .init(name: .rateRoomsPerHour, defaultValue: 20, range: 0...100_000,
+              meaning: "new rooms one session may create per hour, 0 = no limit (gateway)"),
         .init(name: .adminLoginFailures, defaultValue: 5, range: 1...1000,
               meaning: "failed logins of one admin name in 5 minutes before logins are refused (session)"),
     ]
