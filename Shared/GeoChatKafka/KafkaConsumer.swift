@@ -111,6 +111,10 @@ public final class KafkaConsumer: Sendable {
     /// offsets start at 0 again, below where this consumer stood, and a fetch
     /// there would wait forever. "Next expected offset above the high
     /// watermark" cannot happen on a topic that lives on, so it is the signal.
+    /// Both the broker's answer to a watermark query and the high watermark of
+    /// the last fetch response must show it: under load Tansu's query answer
+    /// can lag behind records already fetched (seen in the benchmark as
+    /// rewinds of live topics every few seconds), a fetch response's cannot.
     /// Runs until cancelled; a durable Kafka cluster never triggers it.
     public func followRecreatedTopics(every interval: Duration = .seconds(1)) async {
         guard followsPositions else { return }
@@ -121,8 +125,10 @@ public final class KafkaConsumer: Sendable {
             // Watermark queries block on the network: off the poll queue, off the cooperative pool.
             let behind = (try? await offloaded { [handle] in
                 expected.compactMap { partition, next -> PartitionID? in
-                    guard let high = try? handle.watermarks(partition, timeoutMs: 1000).high else { return nil }
-                    return next > high ? partition : nil
+                    guard let fetched = handle.lastFetchedHighWatermark(partition), next > fetched,
+                        let high = try? handle.watermarks(partition, timeoutMs: 1000).high, next > high
+                    else { return nil }
+                    return partition
                 }
             }) ?? []
             guard !behind.isEmpty else { continue }

@@ -55,6 +55,17 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return (low, high)
     }
 
+    /// The high watermark the partition's last fetch response carried (no
+    /// network; nil before the first one). It is at least the offset after
+    /// every record delivered from that response, however busy the broker.
+    func lastFetchedHighWatermark(_ p: PartitionID) -> Int64? {
+        var low: Int64 = 0
+        var high: Int64 = 0
+        let err = rd_kafka_get_watermark_offsets(handle, p.topic, p.partition, &low, &high)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, high >= 0 else { return nil }
+        return high
+    }
+
     /// Moves assigned partitions back to their first record (blocks until the
     /// fetcher dropped what it had prefetched from the old position).
     func seekToBeginning(_ partitions: [PartitionID], timeoutMs: Int32) throws(KafkaError) {
