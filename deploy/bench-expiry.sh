@@ -4,7 +4,8 @@
 # bulk, pollers on live rooms; prints the run's duration and the poll latency
 # p50/p99 before and during the run. Results go to docs/benchmarks.md by hand.
 #
-#   deploy/bench-expiry.sh [--rooms N] [--keep] [--no-build] [--debug] [-- driver options…]
+#   deploy/bench-expiry.sh [--rooms N] [--keep] [--no-build] [--debug] [--env NAME=VALUE]… [-- driver options…]
+#   (--env: passed to every service, e.g. --env GEOCHAT_EXPIRY_PARALLEL=1)
 #   (--debug: the debug build, to try the script itself at a small N; figures from it mean nothing)
 #   (driver options: --messages-per-room, --pollers, --live-rooms, --poll-interval, --baseline-s)
 set -euo pipefail
@@ -12,13 +13,14 @@ set -euo pipefail
 cd "$ROOT"
 
 STATE="$ROOT/.data/bench-expiry"
-KEEP=0; BUILD=1; DRIVER=(); CONFIG=release
+KEEP=0; BUILD=1; DRIVER=(); CONFIG=release; EXTRA_ENV=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rooms) DRIVER+=(--rooms "$2"); shift 2 ;;
     --keep) KEEP=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --debug) CONFIG=debug; shift ;;
+    --env) EXTRA_ENV+=(--env "$2"); shift 2 ;;
     --state-dir) STATE=$2; shift 2 ;;
     --) shift; DRIVER+=("$@"); break ;;
     *) die "unknown option $1" ;;
@@ -36,7 +38,8 @@ bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 # The schedule is pushed a day away: the run measured is the on-demand one.
 RELEASE=(); [ "$CONFIG" = release ] && RELEASE=(--release)
 bash deploy/stack.sh up --state-dir "$STATE" "${RELEASE[@]}" --no-build --gateways 2 --messaging 2 \
-  --env GEOCHAT_EXPIRY_INTERVAL_S=86400 --env GEOCHAT_LOG_LEVEL=info
+  --env GEOCHAT_EXPIRY_INTERVAL_S=86400 --env GEOCHAT_LOG_LEVEL=info "${NO_RATE_LIMITS[@]}" \
+  "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"
 log "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 GEOCHAT_STACK_ENV="$STATE/stack.env" .venv/bin/python deploy/bench_expiry.py "${DRIVER[@]+"${DRIVER[@]}"}"
 log "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
