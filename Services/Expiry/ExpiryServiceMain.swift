@@ -18,7 +18,8 @@ struct ExpiryServiceMain {
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let commandsIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.expiryCommands], mode: .group("geochat-expiry"), logger: env.logger)
+            settings: env.kafka, topics: [Topics.expiryCommands], mode: .group("geochat-expiry"), pace: .background,
+            logger: env.logger)
         let client = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
         let jobs = ExpiryJobs(database: database)
         let run = ExpiryRun(client: client, jobs: jobs, settings: settings, logger: env.logger)

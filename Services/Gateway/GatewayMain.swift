@@ -22,7 +22,8 @@ struct GatewayMain {
         let messages = MessageReadModel(backend: backend)
         let presence = PresenceTracker(gateway: env.instanceID)
         ReadModelMetrics.register(sessions: sessions, messages: messages)
-        let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, logger: env.logger)
+        let feedConsumer = try KafkaConsumer(settings: env.kafka, topics: EventFeed.topics, mode: .tail, pace: .interactive,
+            logger: env.logger)
         let feed = EventFeed(consumer: feedConsumer, messages: messages, sessions: sessions, presence: presence, logger: env.logger)
         let limiter = RateLimiter(settings: settings.rateLimits)
         let feedStarted = Atomic<Bool>(false)

@@ -13,10 +13,10 @@ struct MessagingServiceMain {
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let commandsIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.messagingCommands], mode: .group("geochat-messaging"),
+            settings: env.kafka, topics: [Topics.messagingCommands], mode: .group("geochat-messaging"), pace: .interactive,
             logger: env.logger)
         let roomEventsIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.roomEvents], mode: .group("geochat-messaging-rooms"),
+            settings: env.kafka, topics: [Topics.roomEvents], mode: .group("geochat-messaging-rooms"), pace: .background,
             logger: env.logger)
         let rooms = try RequestClient(instance: env.instanceID, settings: env.kafka, producer: producer, logger: env.logger)
         let log = MessageLog(database: database)

@@ -13,10 +13,11 @@ struct RoomsServiceMain {
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let commandsIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.roomsCommands], mode: .group("geochat-rooms"), logger: env.logger)
+            settings: env.kafka, topics: [Topics.roomsCommands], mode: .group("geochat-rooms"), pace: .interactive,
+            logger: env.logger)
         let activityIn = try KafkaConsumer(
             settings: env.kafka, topics: [Topics.messageEvents, Topics.sessionEvents],
-            mode: .group("geochat-rooms-activity"), logger: env.logger)
+            mode: .group("geochat-rooms-activity"), pace: .background, logger: env.logger)
         let store = RoomStore(database: database)
         let commands = RoomCommands(store: store, events: EventPublisher(sender: producer), logger: env.logger)
         let activity = RoomActivityFeed(store: store, consumer: activityIn, logger: env.logger)

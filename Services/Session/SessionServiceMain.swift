@@ -25,12 +25,14 @@ struct SessionServiceMain {
         let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         let producer = try KafkaProducer(settings: env.kafka, logger: env.logger)
         let commandsIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.sessionCommands], mode: .group("geochat-session"), logger: env.logger)
+            settings: env.kafka, topics: [Topics.sessionCommands], mode: .group("geochat-session"), pace: .interactive,
+            logger: env.logger)
         let presenceIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.presence], mode: .group("geochat-session-presence"),
+            settings: env.kafka, topics: [Topics.presence], mode: .group("geochat-session-presence"), pace: .background,
             logger: env.logger)
         let adminIn = try KafkaConsumer(
-            settings: env.kafka, topics: [Topics.adminCommands], mode: .group("geochat-session-admin"), logger: env.logger)
+            settings: env.kafka, topics: [Topics.adminCommands], mode: .group("geochat-session-admin"), pace: .background,
+            logger: env.logger)
         let store = SessionStore(database: database)
         let adminStore = AdminStore(database: database)
         let commands = SessionCommands(store: store, events: EventPublisher(sender: producer), logger: env.logger)

@@ -21,6 +21,14 @@ public final class KafkaConsumer: Sendable {
         case replay
     }
 
+    /// How soon a record must reach this consumer: sets its fetch wait.
+    public enum Pace: Sendable {
+        /// On a request's path: `KafkaSettings.fetchWaitMaxMs`.
+        case interactive
+        /// Off every request's path: `KafkaSettings.backgroundFetchWaitMaxMs`.
+        case background
+    }
+
     private let handle: RDKafkaConsumerHandle
     private let topics: [String]
     private let mode: Mode
@@ -37,19 +45,25 @@ public final class KafkaConsumer: Sendable {
     private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
     static let lagSampleInterval: Duration = .seconds(2)
 
-    public init(settings: KafkaSettings, topics: [String], mode: Mode, logger: Logger) throws {
+    public init(settings: KafkaSettings, topics: [String], mode: Mode, pace: Pace, logger: Logger) throws {
         self.topics = topics
         self.mode = mode
         self.logger = logger
+        let fetchWait: Int
+        switch pace {
+        case .interactive: fetchWait = settings.fetchWaitMaxMs
+        case .background: fetchWait = settings.backgroundFetchWaitMaxMs
+        }
         let properties: [String: String]
         switch mode {
         case .group(let group):
-            properties = settings.consumerProperties(group: group, commits: true, reset: "earliest")
+            properties = settings.consumerProperties(
+                group: group, commits: true, reset: "earliest", fetchWaitMaxMs: fetchWait)
         case .tail, .replay:
             // No group is joined; the id only names the client. A position past the
             // end (the broker lost the topic and made it anew) restarts at the beginning.
             properties = settings.consumerProperties(
-                group: "tail-\(settings.clientID)", commits: false, reset: "earliest")
+                group: "tail-\(settings.clientID)", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWait)
         }
         handle = try RDKafkaConsumerHandle(properties: properties)
         let groupLabel: String

@@ -32,6 +32,7 @@ public struct ServiceEnvironment: Sendable {
             replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
             sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
             fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: 10),
+            backgroundFetchWaitMaxMs: try configuration.int("kafka.background.fetch.wait.max.ms", default: 100),
             lingerMs: try configuration.int("kafka.linger.ms", default: 1),
             messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000))
         self.httpHost = configuration.string("http.host", default: "127.0.0.1")

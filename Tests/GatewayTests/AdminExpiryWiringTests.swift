@@ -26,7 +26,8 @@ final class AdminExpiryWiringTests: XCTestCase {
         let requests = try RequestClient(instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
         let requestsTask = Task { try await requests.run() }
         let owner = try KafkaConsumer(
-            settings: settings, topics: [Topics.expiryCommands], mode: .group("test-expiry-\(UUID())"), logger: logger)
+            settings: settings, topics: [Topics.expiryCommands], mode: .group("test-expiry-\(UUID())"), pace: .interactive,
+            logger: logger)
         try await owner.start()
         let ownerTask = Task {
             await CommandProcessor<ExpiryCommand>(consumer: owner, producer: producer, logger: logger) { envelope in

@@ -27,7 +27,7 @@ final class KafkaTransportTests: XCTestCase {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic])
-        let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, logger: logger)
+        let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
         try await consumer.start()
         for i in 0..<40 {
             try await producer.send(topic: topic, key: "room-\(i % 4)", value: Array("\(i)".utf8), partition: nil)
@@ -64,7 +64,7 @@ final class KafkaTransportTests: XCTestCase {
         try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 1)
         for i in 0..<10 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8), partition: 0) }
 
-        let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await first.start()
         var iterator = first.records.makeAsyncIterator()
         for expected in 0..<5 {
@@ -76,7 +76,7 @@ final class KafkaTransportTests: XCTestCase {
         _ = await iterator.next()  // read but never processed: must be delivered again
         await first.close()
 
-        let second = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        let second = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await second.start()
         var again = second.records.makeAsyncIterator()
         let next = await again.next()
@@ -91,8 +91,8 @@ final class KafkaTransportTests: XCTestCase {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 4)
-        let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
-        let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), logger: logger)
+        let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await a.start()
         try await b.start()
         // Assignments are handed out while the members poll.
@@ -121,7 +121,7 @@ final class KafkaTransportTests: XCTestCase {
         try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([commands])
         let client = try RequestClient(instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
         let clientTask = Task { try await client.run() }
-        let owner = try KafkaConsumer(settings: settings, topics: [commands], mode: .group("owner-\(UUID())"), logger: logger)
+        let owner = try KafkaConsumer(settings: settings, topics: [commands], mode: .group("owner-\(UUID())"), pace: .interactive, logger: logger)
         try await owner.start()
         let logger = self.logger
         let ownerTask = Task {

@@ -5,7 +5,7 @@ import Logging
 
 /// The owning side of request/reply: reads a command topic as a member of the
 /// service's consumer group, runs each command, answers on its `replyTo` topic,
-/// and only then marks the record processed.
+/// and only then counts the record processed.
 ///
 /// A command whose deadline has passed is dropped unanswered: its requester has
 /// already told the client "unavailable, nothing was done", so it must stay undone.
@@ -24,16 +24,17 @@ public struct CommandProcessor<Command: Codable & Sendable>: Sendable {
         self.handler = handler
     }
 
-    /// Commands of one partition run in order; partitions run side by side (see `PartitionLanes`).
+    /// Commands of one key (room, session) run in order; different keys run side
+    /// by side (see `KeyLanes`). Offsets are committed once every earlier command
+    /// of their partition is done too.
     public func run() async {
         var records = consumer.records.makeAsyncIterator()
-        await PartitionLanes(maxInFlight: 256).run(next: { await records.next() }) { record in
-            await process(record)
-        }
+        await KeyLanes(maxInFlight: 256).run(
+            next: { await records.next() }, { record in await process(record) },
+            committable: { [consumer] record in consumer.markProcessed(record) })
     }
 
     private func process(_ record: KafkaRecord) async {
-        defer { consumer.markProcessed(record) }
         let envelope: RequestEnvelope<Command>
         do {
             envelope = try JSONDecoder().decode(RequestEnvelope<Command>.self, from: Data(record.value))

@@ -24,7 +24,7 @@ public final class RequestClient: Sendable {
         self.replyTopic = Topics.replies(instance: instance)
         self.producer = producer
         self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
-        self.consumer = try KafkaConsumer(settings: settings, topics: [replyTopic], mode: .tail, logger: logger)
+        self.consumer = try KafkaConsumer(settings: settings, topics: [replyTopic], mode: .tail, pace: .interactive, logger: logger)
         self.logger = logger
     }
 

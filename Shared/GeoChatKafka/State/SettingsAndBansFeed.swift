@@ -19,7 +19,7 @@ public final class SettingsAndBansFeed: Sendable {
         self.settings = settings
         self.bans = bans
         self.logger = logger
-        consumer = try KafkaConsumer(settings: kafka, topics: Self.topics, mode: .replay, logger: logger)
+        consumer = try KafkaConsumer(settings: kafka, topics: Self.topics, mode: .replay, pace: .background, logger: logger)
     }
 
     public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
