@@ -74,9 +74,12 @@ struct MessageLog: Sendable {
         return nil
     }
 
-    /// Appends a message with the room's next id, in one transaction: the row
-    /// lock on the room's log orders concurrent writers, so ids are dense and
-    /// commit in id order. Nil when the room is removed or unknown.
+    /// Appends a message with the room's next id: one statement takes the room's
+    /// next id and inserts the message, so the row lock on the room's log orders
+    /// concurrent writers, ids are dense and commit in id order, and a repeated
+    /// idempotency key (a unique violation, see `isDuplicateKey`) undoes the
+    /// whole statement, id included. Nil when the room's log is removed or not
+    /// open here yet (`state(of:)` tells which).
     /// Past `commitByMs` (wall clock) it rolls back instead of committing: the
     /// requester stops waiting at its deadline and must not be told "unavailable"
     /// about a message that is then stored after all.
@@ -84,26 +87,21 @@ struct MessageLog: Sendable {
         room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitByMs: Int64
     ) async throws -> ChatMessage? {
         try await client.withTransaction(logger: logger) { tx in
-            let next = try await tx.query(
-                """
-                UPDATE messaging.room_logs SET last_id = last_id + 1
-                WHERE room_id = \(room) AND removed_at IS NULL
-                RETURNING last_id
-                """, logger: logger)
-            var id: Int64?
-            for try await value in next.decode(Int64.self) { id = value }
-            guard let id else { return nil }
             let inserted = try await tx.query(
                 """
+                WITH next AS (
+                    UPDATE messaging.room_logs SET last_id = last_id + 1
+                    WHERE room_id = \(room) AND removed_at IS NULL
+                    RETURNING last_id)
                 INSERT INTO messaging.messages (room_id, id, nick, text, author_session, idempotency_key)
-                VALUES (\(room), \(id), \(nick), \(text), \(author?.value), \(key))
-                RETURNING added_at
+                SELECT \(room), last_id, \(nick), \(text), \(author?.value), \(key) FROM next
+                RETURNING id, added_at
                 """, logger: logger)
             var message: ChatMessage?
-            for try await added in inserted.decode(Date.self) {
+            for try await (id, added) in inserted.decode((Int64, Date).self) {
                 message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: Self.ms(added))
             }
-            if Self.nowMs() > commitByMs { throw ProtocolError.unavailable }  // rolls back
+            if message != nil, Self.nowMs() > commitByMs { throw ProtocolError.unavailable }  // rolls back
             return message
         }
     }

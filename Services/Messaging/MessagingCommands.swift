@@ -17,38 +17,30 @@ struct MessagingCommands: Sendable {
             switch envelope.command {
             case .say(let room, let author, let nick, let rawText):
                 let text = try ChatText.validate(rawText, length: Limits.messageLength).get(field: "msg")
-                if let (earlier, earlierAuthor) = try await log.stored(key: envelope.idempotencyKey) {
-                    // A retry: answer as the first time, and publish again in case
-                    // the first attempt died between commit and publish. Stored is
-                    // stored: a broker that refuses the event does not make it an error.
-                    do { try await publish(earlier, author: earlierAuthor) } catch {
-                        unpublished.add(MessageStored(message: earlier, author: earlierAuthor))
-                    }
-                    return .posted(earlier)
-                }
-                guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
-                let appended: ChatMessage?
+                let commitByMs = envelope.deadlineMs - Self.commitMarginMs
                 do {
-                    appended = try await log.append(
+                    // The common case costs one statement: the room's log is open here.
+                    var appended = try await log.append(
                         room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
-                        commitByMs: envelope.deadlineMs - Self.commitMarginMs)
+                        commitByMs: commitByMs)
+                    if appended == nil {
+                        guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
+                        appended = try await log.append(
+                            room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
+                            commitByMs: commitByMs)
+                    }
+                    guard let message = appended else { throw ProtocolError.noSuchChat }
+                    await publishOrQueue(message, author: author)
+                    logger.debug("message stored", metadata: ["room": "\(room)", "id": "\(message.id)"])
+                    return .posted(message)
                 } catch where MessageLog.isDuplicateKey(error) {
-                    // Another instance stored this very command meanwhile (a redelivery
-                    // during a rebalance): its message is the answer, never "unavailable".
-                    guard let (earlier, _) = try await log.stored(key: envelope.idempotencyKey) else { throw error }
+                    // A retry (client, gateway, or a redelivery during a rebalance, maybe
+                    // on another instance): answer as the first time, and publish again in
+                    // case the first attempt died between commit and publish.
+                    guard let (earlier, earlierAuthor) = try await log.stored(key: envelope.idempotencyKey) else { throw error }
+                    await publishOrQueue(earlier, author: earlierAuthor)
                     return .posted(earlier)
                 }
-                guard let message = appended else { throw ProtocolError.noSuchChat }
-                do {
-                    try await publish(message, author: author)
-                } catch {
-                    // Stored is stored: the client gets its success, and the event goes
-                    // out as soon as the broker takes it again.
-                    unpublished.add(MessageStored(message: message, author: author))
-                    logger.warning("message stored, event not yet published", metadata: ["room": "\(room)", "id": "\(message.id)", "error": "\(error)"])
-                }
-                logger.debug("message stored", metadata: ["room": "\(room)", "id": "\(message.id)"])
-                return .posted(message)
 
             case .history(let room, let after, let limit):
                 guard case .open(let head) = try await openLog(room, envelope: envelope) else {
@@ -96,8 +88,17 @@ struct MessagingCommands: Sendable {
     /// commit itself, and `answer`'s own margin for the reply's way back.
     static let commitMarginMs: Int64 = 250
 
-    private func publish(_ message: ChatMessage, author: SessionID?) async throws {
-        try await publish(MessageStored(message: message, author: author))
+    /// Stored is stored: a broker that refuses the event does not make the say an
+    /// error. The client gets its success, and the event goes out as soon as the
+    /// broker takes it again.
+    private func publishOrQueue(_ message: ChatMessage, author: SessionID?) async {
+        let stored = MessageStored(message: message, author: author)
+        do { try await publish(stored) } catch {
+            unpublished.add(stored)
+            logger.warning(
+                "message stored, event not yet published",
+                metadata: ["room": "\(message.room)", "id": "\(message.id)", "error": "\(error)"])
+        }
     }
 
     func publish(_ stored: MessageStored) async throws {
