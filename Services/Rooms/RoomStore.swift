@@ -46,7 +46,20 @@ struct RoomStore: Sendable {
         Migration(
             2, "the lobby room of the add/messages dialect",
             ["INSERT INTO rooms.rooms (x, y, z, topic, is_lobby) VALUES (0.5, 0.5, 0, 'Lobby', true)"]),
+        Migration(
+            3, "ended sessions, so a late message event cannot make them members again",
+            [
+                """
+                CREATE TABLE rooms.ended_sessions (
+                    session_id text PRIMARY KEY,
+                    ended_at timestamptz NOT NULL DEFAULT now())
+                """,
+                "CREATE INDEX ended_sessions_age ON rooms.ended_sessions (ended_at)",
+            ]),
     ]
+
+    /// How long an ended session is remembered: far longer than any event waits in a topic.
+    static let endedSessionMemory = "1 day"
 
     func migrate() async throws {
         try await database.migrateRetrying(schema: "rooms", migrations: Self.migrations)
@@ -129,6 +142,7 @@ struct RoomStore: Sendable {
             WITH visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room) RETURNING id)
             INSERT INTO rooms.memberships (room_id, session_id, nick)
             SELECT id, \(session.value), \(nick) FROM visited
+            WHERE NOT EXISTS (SELECT 1 FROM rooms.ended_sessions WHERE session_id = \(session.value))
             ON CONFLICT (room_id, session_id) DO UPDATE SET nick = EXCLUDED.nick
             RETURNING room_id
             """, logger: logger)
@@ -169,8 +183,19 @@ struct RoomStore: Sendable {
             "UPDATE rooms.memberships SET nick = \(nick) WHERE session_id = \(session.value)", logger: logger)
     }
 
+    /// An ended session leaves every room for good: message events and session
+    /// events arrive on different topics in no fixed order, so a `say` of the
+    /// session read after its end must not make it a member again (`join` checks).
     func removeMemberships(of session: SessionID) async throws {
-        try await client.query("DELETE FROM rooms.memberships WHERE session_id = \(session.value)", logger: logger)
+        try await client.withTransaction(logger: logger) { tx in
+            try await tx.query(
+                "INSERT INTO rooms.ended_sessions (session_id) VALUES (\(session.value)) ON CONFLICT DO NOTHING",
+                logger: logger)
+            try await tx.query("DELETE FROM rooms.memberships WHERE session_id = \(session.value)", logger: logger)
+            try await tx.query(
+                "DELETE FROM rooms.ended_sessions WHERE ended_at < now() - \(Self.endedSessionMemory)::interval",
+                logger: logger)
+        }
     }
 
     func idleRooms(before: Date, limit: Int) async throws -> [RoomID] {
