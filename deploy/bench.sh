@@ -90,7 +90,7 @@ hello_port=$(free_port)
 hello_pid=$!
 wait_http "http://127.0.0.1:$hello_port/hello" 30 || die "hello world did not start"
 
-log "running the scenarios (about 10 minutes)"
+log "running the scenarios (about 11 minutes)"
 configuration="release build"
 [ "$DEBUG_SERVICES" = 1 ] && configuration="gateways and hello world release, session/rooms/messaging/expiry debug (--debug-services)"
 .venv/bin/python deploy/bench/bench.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" \

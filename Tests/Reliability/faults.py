@@ -410,12 +410,16 @@ def main():
     ap.add_argument("--stack-env", required=True)
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--rate", type=float, default=500.0, help="target posts per second")
-    ap.add_argument("--posters", type=int, default=48)
+    ap.add_argument("--posters", type=int, default=None,
+                    help="posting threads (each waits for its answer): default 48 short, 128 full")
     ap.add_argument("--rooms", type=int, default=64)
     ap.add_argument("--pollers", type=int, default=8)
     ap.add_argument("--poll-interval", type=float, default=0.5, help="seconds between two polls of one room by one poller")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    if args.posters is None:
+        # Each poster waits for its answer: 500/s at ~0.2 s a say needs ~100 of them.
+        args.posters = 48 if args.short else 128
 
     stack = Stack(args.stack_env)
     run_tag = "r" + uuid.uuid4().hex[:8]

@@ -9,8 +9,9 @@ public struct FormParameters: Sendable {
     var query: [String: [[UInt8]]] = [:]
     var body: [String: [[UInt8]]] = [:]
 
-    public init(query: some Sequence<UInt8>, body: some Sequence<UInt8>) throws(ProtocolError) {
-        let query = Array(query), body = Array(body)
+    /// Concrete byte arrays: the poll path's entry, cheap across modules (a
+    /// generic initializer is not specialized there and showed in the profile).
+    public init(query: [UInt8], body: [UInt8]) throws(ProtocolError) {
         // The query string is bounded like the body (the HTTP decoder already
         // refuses a request head over 80 KiB): more is `too_large` before any work.
         guard query.count <= Limits.maxQueryBytes else {
@@ -24,8 +25,12 @@ public struct FormParameters: Sendable {
         self.body = try Self.parse(body, count: &count)
     }
 
+    public init(query: some Sequence<UInt8>, body: some Sequence<UInt8>) throws(ProtocolError) {
+        try self.init(query: Array(query), body: Array(body))
+    }
+
     public init(query: String, body: String = "") throws(ProtocolError) {
-        try self.init(query: query.utf8, body: body.utf8)
+        try self.init(query: Array(query.utf8), body: Array(body.utf8))
     }
 
     /// The value of a parameter given under any of its alias `names`, or nil when

@@ -27,7 +27,9 @@ struct KeyLanes: Sendable {
         committable: @escaping @Sendable (KafkaRecord) -> Void = { _ in }
     ) async {
         let book = LaneBook()
-        await withTaskGroup(of: Void.self) { group in
+        // Discarding: a lane's task is freed when it ends (a plain task group keeps
+        // every finished child until it is awaited, and these run for the process's life).
+        await withDiscardingTaskGroup { group in
             while let record = await next() {
                 while !book.tryEnter(limit: maxInFlight) {
                     if Task.isCancelled { break }
