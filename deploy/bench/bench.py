@@ -281,7 +281,7 @@ def fanout_at(stack, args, results, rate, suffix):
         for room in rooms[:polled_count]:
             status, body = await pool_b.get(q(cmd="messages", chatid=room, past=0))
             heads[room] = max([int(x) for x in MESSAGE_ID.findall(body)] or [0])
-        sent, seen, failures = {}, {}, [0]
+        sent, seen, failures, answered = {}, {}, [0], []
         stop = asyncio.Event()
 
         async def say(i, scheduled):
@@ -292,9 +292,13 @@ def fanout_at(stack, args, results, rate, suffix):
             status, _ = await pool_a.get(q(cmd="say", sessionid=sessions[i % len(sessions)], chatid=room, msg=token))
             if status != 200:
                 failures[0] += 1
+            elif scheduled >= warm_from:
+                answered.append((time.monotonic() - scheduled) * 1000)
+
+        t0 = time.monotonic() + 0.2
+        warm_from = t0 + 2.0  # as for the fan-out figures below
 
         async def poster():
-            t0 = time.monotonic() + 0.2
             tasks = []
             for i in range(int(rate * seconds)):
                 scheduled = t0 + i / rate
@@ -334,9 +338,9 @@ def fanout_at(stack, args, results, rate, suffix):
         await asyncio.gather(*pollers)
         pool_a.close()
         pool_b.close()
-        return sent, seen, failures[0]
+        return sent, seen, failures[0], sorted(answered)
 
-    sent, seen, failures = asyncio.run(run())
+    sent, seen, failures, answered = asyncio.run(run())
     warm = min(sent.values()) + 2.0 if sent else 0
     latencies = sorted((seen[t] - s) * 1000 for t, s in sent.items() if s >= warm and t in seen)
     missing = sum(1 for t, s in sent.items() if s >= warm and t not in seen)
@@ -344,9 +348,13 @@ def fanout_at(stack, args, results, rate, suffix):
         "fanout_p50_ms": percentile(latencies, 50), "fanout_p99_ms": percentile(latencies, 99),
         "fanout_max_ms": latencies[-1] if latencies else float("nan"), "fanout_measured": len(latencies),
         "fanout_missing": missing, "fanout_say_failures": failures,
+        # The say's own answer time (send → <success> on gateway A): the part of
+        # the fan-out latency spent before the event leaves messaging.
+        "fanout_say_p50_ms": percentile(answered, 50), "fanout_say_p99_ms": percentile(answered, 99),
     }
     log(f"fan-out at {rate}/s: p50 {fmt(figures['fanout_p50_ms'])} ms, p99 {fmt(figures['fanout_p99_ms'])} ms, "
-        f"{len(latencies)} measured, {missing} unseen, {failures} says failed")
+        f"{len(latencies)} measured, {missing} unseen, {failures} says failed; the says' own answers "
+        f"p50 {fmt(figures['fanout_say_p50_ms'])} ms, p99 {fmt(figures['fanout_say_p99_ms'])} ms")
     results.update({name + suffix: value for name, value in figures.items()})
 
 
@@ -594,12 +602,14 @@ def report(results, args, meta):
          f"≥ 75 % of hello world: {fmt(100 * r('idle_poll_ratio', float('nan')), 0)} %"),
         ("fan-out: say on A → first poll on B", f"p50 {fmt(r('fanout_p50_ms'))} ms, p99 {fmt(r('fanout_p99_ms'))} ms, "
          f"max {fmt(r('fanout_max_ms'))} ms ({r('fanout_measured')} messages, {r('fanout_missing')} unseen, "
-         f"{r('fanout_say_failures')} says failed)", f"{args.fanout_rate}/s over 100 rooms, {args.fanout_polled} rooms "
+         f"{r('fanout_say_failures')} says failed; the says' own answers p50 {fmt(r('fanout_say_p50_ms'))} ms, "
+         f"p99 {fmt(r('fanout_say_p99_ms'))} ms)", f"{args.fanout_rate}/s over 100 rooms, {args.fanout_polled} rooms "
          f"polled every {args.poll_interval_ms} ms", "p99 ≤ 25 ms"),
         (f"fan-out at {args.fanout_low_rate}/s (what this machine sustains)",
          f"p50 {fmt(r(f'fanout_p50_ms{low}'))} ms, p99 {fmt(r(f'fanout_p99_ms{low}'))} ms, "
          f"max {fmt(r(f'fanout_max_ms{low}'))} ms ({r(f'fanout_measured{low}')} messages, "
-         f"{r(f'fanout_missing{low}')} unseen, {r(f'fanout_say_failures{low}')} says failed)",
+         f"{r(f'fanout_missing{low}')} unseen, {r(f'fanout_say_failures{low}')} says failed; the says' own "
+         f"answers p50 {fmt(r(f'fanout_say_p50_ms{low}'))} ms, p99 {fmt(r(f'fanout_say_p99_ms{low}'))} ms)",
          f"same rooms and pollers", "(context for the row above)"),
         (f"region queries (`chats`, {fmt(r('chats_rooms'))} rooms)", f"{fmt(r('chats_1m_rps'), 0)} req/s, p50 "
          f"{fmt(r('chats_1m_p50_ms'), 2)} ms, p99 {fmt(r('chats_1m_p99_ms'), 2)} ms",
