@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GeoChatDomain", "GeoChatKafka",
+                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatRuntime",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/GatewayTests"),

@@ -42,6 +42,12 @@ began=$SECONDS
 LOAD_ENV=("${NO_RATE_LIMITS[@]}" --env GEOCHAT_LOG_LEVEL=notice --env GEOCHAT_KAFKA_SESSION_TIMEOUT_MS=4000)
 
 cleanup() {
+  if [ "${status:-0}" != 0 ] && [ -d "$STACK/logs" ]; then
+    # The stack is destroyed below: show what its processes said last (a crash's trap message).
+    for f in "$STACK"/logs/*.log; do
+      echo "===== last lines of $f"; grep -v "Connection refused" "$f" | tail -n 25
+    done
+  fi
   if [ "$KEEP" = 0 ]; then bash deploy/stack.sh destroy --state-dir "$STACK" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT

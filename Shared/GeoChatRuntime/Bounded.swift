@@ -20,6 +20,25 @@ public func bounded<T: Sendable>(
     return try await outcome.value()
 }
 
+/// Runs `operation`, cancelling it after `timeout`, and returns only once it has
+/// stopped. For work that must not outlive its caller, such as reading a
+/// request's body: a reader left running after the handler answered would
+/// iterate the body alongside the server's own drain of it.
+public func withDeadline<T: Sendable>(
+    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DeadlineExceeded() }
+        return value
+    }
+}
+
 final class OneShot<T: Sendable>: Sendable {
     private enum State {
         case waiting(CheckedContinuation<T, any Error>?)

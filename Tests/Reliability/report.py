@@ -144,6 +144,12 @@ def main():
       "release stack on these 2 cores acknowledges ~550 `say`/s (docs/benchmarks.md). Tansu's memory "
       "storage lists every stored batch of a partition on each fetch, so the rate falls as records pile "
       "up (to ~200/s after some 60,000 posts); a broker restart in the schedule resets that.")
+    w("- A CI run (short schedule, debug build) found gateway 2 no longer answering at the end of the "
+      "hostile corpus, ~3 s after it had cut off the slow-body client with `400`; its log went with the "
+      "destroyed stack. The likely cause: the body reader ran in a task that outlived the handler "
+      "(`bounded`), so it could iterate the request body alongside the server's drain of it. Bodies are now "
+      "read with `withDeadline`, which returns only once the read has stopped, and `deploy/faults.sh` prints "
+      "the last lines of every instance's log when a run fails.")
     w("- The 500 posts/s target is not reached on 2 cores: the posters are Python threads that each wait "
       "for their answer (128 in the full run), and they, the pollers, the churn, PostgreSQL, the broker and "
       "seven service processes share the two cores; \"posts attempted\" above is what the driver managed to "

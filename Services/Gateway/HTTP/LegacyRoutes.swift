@@ -80,8 +80,9 @@ struct LegacyRoutes: Sendable {
         }
         let request = request
         do {
-            // A client that trickles its body is cut off (slowloris on the body).
-            let buffer = try await bounded(by: settings.bodyTimeout) {
+            // A client that trickles its body is cut off (slowloris on the body); the
+            // read is over before the answer goes out (the server drains the rest).
+            let buffer = try await withDeadline(settings.bodyTimeout) {
                 var request = request
                 return try await request.collectBody(upTo: Limits.maxBodyBytes)
             }
