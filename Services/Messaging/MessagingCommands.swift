@@ -17,17 +17,17 @@ struct MessagingCommands: Sendable {
             switch envelope.command {
             case .say(let room, let author, let nick, let rawText):
                 let text = try ChatText.validate(rawText, length: Limits.messageLength).get(field: "msg")
-                let commitByMs = envelope.deadlineMs - Self.commitMarginMs
+                let append = {
+                    try await log.append(
+                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
+                        commitByMs: envelope.deadlineMs - Self.commitMarginMs)
+                }
                 do {
                     // The common case costs one statement: the room's log is open here.
-                    var appended = try await log.append(
-                        room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
-                        commitByMs: commitByMs)
+                    var appended = try await append()
                     if appended == nil {
                         guard case .open = try await openLog(room, envelope: envelope) else { throw ProtocolError.noSuchChat }
-                        appended = try await log.append(
-                            room: room, nick: nick, text: text, author: author, key: envelope.idempotencyKey,
-                            commitByMs: commitByMs)
+                        appended = try await append()
                     }
                     guard let message = appended else { throw ProtocolError.noSuchChat }
                     await publishOrQueue(message, author: author)
