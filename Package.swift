@@ -49,7 +49,7 @@ let package = Package(
             dependencies: [.product(name: "Metrics", package: "swift-metrics")],
             path: "Shared/GeoChatMetrics", swiftSettings: strict),
 
-        // Kafka transport: producer, consumer, topics, request/reply.
+        // Kafka transport only: producer, consumer, topics. Every C call and type stays in RDKafka/.
         .target(
             name: "GeoChatKafka",
             dependencies: [
@@ -59,6 +59,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/GeoChatKafka", swiftSettings: strict),
+
+        // GeoChat's messaging on Kafka: typed request/reply, command handling,
+        // deadlines, event publishing, state feeds; an in-memory bus for unit tests.
+        .target(
+            name: "GeoChatBus",
+            dependencies: [
+                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Shared/GeoChatBus", swiftSettings: strict),
 
         // PostgreSQL pool and per-service versioned migrations.
         .target(
@@ -72,11 +83,11 @@ let package = Package(
             ],
             path: "Shared/GeoChatPostgres", swiftSettings: strict),
 
-        // Service start-up: configuration, logging, health/ready endpoints, command loops.
+        // The service host: configuration, logging, start-up and shutdown, health/ready endpoints.
         .target(
             name: "GeoChatRuntime",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -88,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -98,21 +109,21 @@ let package = Package(
         .executableTarget(
             name: "SessionService",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             path: "Services/Session", swiftSettings: strict),
         .executableTarget(
             name: "RoomsService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Rooms", swiftSettings: strict),
         .executableTarget(
             name: "MessagingService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Messaging", swiftSettings: strict),
         .executableTarget(
             name: "ExpiryService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime"],
             path: "Services/Expiry", swiftSettings: strict),
         .executableTarget(
             name: "AdminCLI",
@@ -129,16 +140,20 @@ let package = Package(
             name: "GeoChatDomainTests",
             dependencies: ["GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based")],
             path: "Tests/GeoChatDomainTests"),
+        // Tests that need a running Kafka-protocol broker (GEOCHAT_TEST_KAFKA_BROKERS).
         .testTarget(
-            name: "GeoChatKafkaTests", dependencies: ["GeoChatKafka", "GeoChatDomain"],
-            path: "Tests/GeoChatKafkaTests"),
+            name: "BrokerTests", dependencies: ["GeoChatKafka", "GeoChatBus", "GeoChatDomain"],
+            path: "Tests/BrokerTests"),
         .testTarget(
-            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain"],
+            name: "GeoChatBusTests", dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain"],
+            path: "Tests/GeoChatBusTests"),
+        .testTarget(
+            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus"],
             path: "Tests/MessagingTests"),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatRuntime",
+                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/GatewayTests"),

@@ -1,6 +1,6 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
-import GeoChatKafka
 import GeoChatRuntime
 import Logging
 
@@ -17,8 +17,8 @@ import Logging
 /// point repeats at most one step of a batch and never removes a room twice.
 /// A dry run only selects: it counts and lists, and changes nothing.
 struct ExpiryRun: Sendable {
-    let client: RequestClient
-    let jobs: ExpiryJobs
+    let bus: any CommandBus
+    let jobs: ExpiryJobStore
     let settings: ExpirySettings
     let logger: Logger
 
@@ -27,7 +27,7 @@ struct ExpiryRun: Sendable {
         let error: ProtocolError
     }
 
-    func execute(_ job: ExpiryJobs.Job) async throws {
+    func execute(_ job: ExpiryJobStore.Job) async throws {
         var job = job
         var log = logger
         log[metadataKey: "job"] = "\(job.id)"
@@ -50,7 +50,7 @@ struct ExpiryRun: Sendable {
         }
     }
 
-    private func run(_ job: inout ExpiryJobs.Job, logger log: Logger) async throws {
+    private func run(_ job: inout ExpiryJobStore.Job, logger log: Logger) async throws {
         if job.phase == "selecting" {
             if job.selectCursor > 0 { log.info("expiry job resumes its selection", metadata: ["after_room": "\(job.selectCursor)"]) }
             try await select(&job)
@@ -77,12 +77,11 @@ struct ExpiryRun: Sendable {
         return String(format: "%.2f", Double(seconds) + Double(attoseconds) / 1e18)
     }
 
-    private func select(_ job: inout ExpiryJobs.Job) async throws {
+    private func select(_ job: inout ExpiryJobStore.Job) async throws {
         while true {
-            let reply = try await call(
-                RoomsCommand.idleRoomsAfter(after: job.selectCursor, idleBeforeMs: job.idleBeforeMs, limit: settings.pageSize),
-                topic: Topics.roomsCommands, key: "expiry-\(job.id)", idempotencyKey: "expiry-\(job.id)-select-\(job.selectCursor)")
-            guard case .roomIDs(let page) = reply else { throw RequestError.unexpectedReply("\(reply)") }
+            let page = try await call(
+                SelectIdleRooms(after: job.selectCursor, idleBeforeMs: job.idleBeforeMs, limit: settings.pageSize, job: job.id),
+                idempotencyKey: "expiry-\(job.id)-select-\(job.selectCursor)")
             guard let last = page.last else { break }
             if job.dryRun {
                 try await jobs.recordDryRunPage(&job, rooms: page, cursor: last, sampleLimit: settings.dryRunListLimit)
@@ -99,7 +98,7 @@ struct ExpiryRun: Sendable {
 
     /// Runs the pending batches, `parallel` at a time: while the rooms service
     /// removes one batch, the messaging service clears the previous one.
-    private func removeSelected(_ job: ExpiryJobs.Job, logger: Logger) async throws {
+    private func removeSelected(_ job: ExpiryJobStore.Job, logger: Logger) async throws {
         let pending = try await jobs.pendingBatches(of: job)
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = pending.makeIterator()
@@ -114,22 +113,20 @@ struct ExpiryRun: Sendable {
         }
     }
 
-    private func remove(_ batch: ExpiryJobs.Batch, of job: ExpiryJobs.Job, logger: Logger) async throws {
+    private func remove(_ batch: ExpiryJobStore.Batch, of job: ExpiryJobStore.Job, logger: Logger) async throws {
         do {
             var removed = batch.removed
             if batch.state == "selected" {
-                let reply = try await call(
-                    RoomsCommand.removeIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason),
-                    topic: Topics.roomsCommands, key: "expiry-\(job.id)", idempotencyKey: "expiry-\(job.id)-rooms-\(batch.number)")
-                guard case .roomIDs(let ids) = reply else { throw RequestError.unexpectedReply("\(reply)") }
+                let ids = try await call(
+                    RemoveIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason, job: job.id),
+                    idempotencyKey: "expiry-\(job.id)-rooms-\(batch.number)")
                 removed = ids
                 try await jobs.roomsRemoved(job, batch: batch.number, removed: ids)
             }
             if !removed.isEmpty {
-                let reply = try await call(
-                    MessagingCommand.removeRooms(rooms: removed), topic: Topics.messagingCommands,
-                    key: "expiry-\(job.id)-\(batch.number)", idempotencyKey: "expiry-\(job.id)-messages-\(batch.number)")
-                guard case .done = reply else { throw RequestError.unexpectedReply("\(reply)") }
+                _ = try await call(
+                    RemoveRoomMessages(rooms: removed, job: job.id, batch: batch.number),
+                    idempotencyKey: "expiry-\(job.id)-messages-\(batch.number)")
             }
             try await jobs.batchDone(job, batch: batch.number, examined: batch.rooms.count, removed: removed.count)
             await reportProgress(of: job.id)
@@ -143,21 +140,18 @@ struct ExpiryRun: Sendable {
     /// A request to an owner, asked again (same idempotency key) until it is
     /// answered: an owner or the broker being away delays the job, never skips
     /// a step. Cancellation (shutdown) ends it; the job resumes after restart.
-    private func call<Command: Codable & Sendable>(
-        _ command: Command, topic: String, key: String, idempotencyKey: String
-    ) async throws -> ReplyBody {
+    private func call<Command: WireCommand>(_ command: Command, idempotencyKey: String) async throws -> Command.Reply {
         var attempt = 0
         while true {
             do {
-                return try await client.request(
-                    command, topic: topic, key: key, idempotencyKey: idempotencyKey, timeout: settings.requestTimeout)
+                return try await bus.send(command, idempotencyKey: idempotencyKey, within: settings.requestTimeout)
             } catch {
                 if case .refused(let refusal) = error, refusal.code != .unavailable { throw Refused(error: refusal) }
                 attempt += 1
                 if attempt == 1 || attempt % 10 == 0 {
                     logger.warning(
                         "expiry request not answered yet, retrying",
-                        metadata: ["topic": "\(topic)", "attempt": "\(attempt)", "error": "\(error)"])
+                        metadata: ["command": "\(Command.name)", "attempt": "\(attempt)", "error": "\(error)"])
                 }
                 try await Task.sleep(for: .milliseconds(min(5000, 250 * attempt)))
             }

@@ -6,7 +6,7 @@ import Logging
 /// works. It finishes the running job (started on demand, or left half-done by
 /// an instance that died), and starts a scheduled job when one is due.
 struct ExpiryRunner: Sendable {
-    let jobs: ExpiryJobs
+    let jobs: ExpiryJobStore
     let run: ExpiryRun
     let settings: ExpirySettings
     let logger: Logger

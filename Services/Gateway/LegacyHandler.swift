@@ -1,6 +1,5 @@
+import GeoChatBus
 import GeoChatDomain
-import GeoChatKafka
-import GeoChatRuntime
 import Synchronization
 
 /// Carries out checked legacy requests: reads from the read models, writes as
@@ -31,34 +30,28 @@ struct LegacyHandler: Sendable {
         switch command {
         case .start(let nick):
             if sessions.bans.isBanned(nick: nick.value) { throw .banned }
-            let key = ServiceClients.newKey()
-            let info = try await backend.session(.start(nick: nick.value), key: key, idempotencyKey: key)
+            let info = try await backend.send(StartSession(nick: nick.value))
             sessions.remember(info)
-            presence.seen(info.id, atMs: currentTimeMs())
+            presence.seen(info.id, atMs: WallClock.nowMs())
             return LegacyXML.sessionID(info.id)
 
         case .chats(let query):
-            guard case .rooms(let rooms) = try await backend.rooms(.region(query), key: ServiceClients.newKey()) else {
-                throw .unavailable
-            }
-            return LegacyXML.rooms(rooms)
+            return LegacyXML.rooms(try await backend.send(FindRooms(query)))
 
         case .create(let id, let position, let zoom, let topic):
             let session = try await live(id)
-            let command = RoomsCommand.create(session: session.id, position: position, zoom: zoom, topic: topic)
-            guard case .room(let room) = try await backend.rooms(command, key: session.id.value) else {
-                throw .unavailable
-            }
+            let room = try await backend.send(
+                CreateRoom(session: session.id, position: position, zoom: zoom, topic: topic))
             return LegacyXML.room(room)
 
         case .join(let id, let room):
             let session = try await live(id)
-            _ = try await backend.rooms(.join(room: room, session: session.id, nick: session.nick), key: String(room))
+            _ = try await backend.send(JoinRoom(room: room, session: session.id, nick: session.nick))
             return LegacyXML.success()
 
         case .leave(let id, let room):
             let session = try await live(id)
-            _ = try await backend.rooms(.leave(room: room, session: session.id), key: String(room))
+            _ = try await backend.send(LeaveRoom(room: room, session: session.id))
             return LegacyXML.success()
 
         case .say(let id, let room, let text):
@@ -71,10 +64,8 @@ struct LegacyHandler: Sendable {
             return LegacyXML.messages(room: room, try await messages.poll(room: room, past: past, limit: limit))
 
         case .participants(let room):
-            guard case .members(let members) = try await backend.rooms(.members(room: room), key: String(room)) else {
-                throw .unavailable
-            }
-            let now = currentTimeMs()
+            let members = try await backend.send(ListMembers(room: room))
+            let now = WallClock.nowMs()
             // The nick and liveness come from the session directory when it knows
             // the session: a membership's copy of the nick is updated from events
             // of two topics, which may arrive in either order.
@@ -92,16 +83,13 @@ struct LegacyHandler: Sendable {
         case .nick(let id, let nick):
             let session = try await live(id)
             if sessions.bans.isBanned(nick: nick.value) { throw .banned }
-            let renamed = try await backend.session(
-                .rename(session: session.id, nick: nick.value), key: session.id.value,
-                idempotencyKey: ServiceClients.newKey())
+            let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
             sessions.remember(renamed)
             return LegacyXML.success()
 
         case .end(let id):
             let session = try await live(id)
-            let ended = try await backend.session(
-                .end(session: session.id), key: session.id.value, idempotencyKey: ServiceClients.newKey())
+            let ended = try await backend.send(EndSession(session: session.id))
             sessions.remember(ended)
             return LegacyXML.success()
         }
@@ -114,7 +102,7 @@ struct LegacyHandler: Sendable {
     /// writes through its one-at-a-time command loop.
     private func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
-        presence.seen(id, atMs: currentTimeMs())
+        presence.seen(id, atMs: WallClock.nowMs())
         return session
     }
 
@@ -123,13 +111,12 @@ struct LegacyHandler: Sendable {
     /// no session (`chats`, `participants`, the lobby). Never asks anyone.
     func signOfLife(_ id: SessionID?) {
         guard let id, sessions.knownLive(id) else { return }
-        presence.seen(id, atMs: currentTimeMs())
+        presence.seen(id, atMs: WallClock.nowMs())
     }
 
     @discardableResult
     private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError) -> ChatMessage {
-        let command = MessagingCommand.say(room: room, session: author, nick: nick, text: text)
-        guard case .posted(let message) = try await backend.messaging(command, room: room) else { throw .unavailable }
+        let message = try await backend.send(Say(room: room, session: author, nick: nick, text: text))
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.
         messages.apply(message)
         return message
@@ -144,7 +131,7 @@ final class LobbyLocator: Sendable {
 
     func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
         if let id = known.withLock({ $0 }) { return id }
-        guard case .room(let lobby) = try await backend.rooms(.lobby, key: "lobby") else { throw .unavailable }
+        let lobby = try await backend.send(LocateLobby())
         known.withLock { $0 = lobby.id }
         return lobby.id
     }

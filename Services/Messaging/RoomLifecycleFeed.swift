@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import Logging
@@ -5,13 +6,13 @@ import Logging
 /// Follows room events: a created room gets its log; a removed room loses its
 /// messages and keeps a tombstone.
 struct RoomLifecycleFeed: Sendable {
-    let log: MessageLog
+    let store: any MessageStore
     let consumer: KafkaConsumer
     let logger: Logger
 
     func run() async {
         for await record in consumer.records {
-            guard let event = EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) else {
+            guard let event = EventDecoding.decode(RoomEvent.self, from: record) else {
                 consumer.markProcessed(record)
                 continue
             }
@@ -20,9 +21,9 @@ struct RoomLifecycleFeed: Sendable {
             while !Task.isCancelled {
                 do {
                     switch event {
-                    case .created(let room): try await log.open(room.id)
+                    case .created(let room): try await store.open(room.id)
                     case .removed(let room, let reason):
-                        try await log.remove(room)
+                        try await store.remove(room)
                         logger.info("room messages removed", metadata: ["room": "\(room)", "reason": "\(reason)"])
                     // Expiry batches: expiry itself has the messages removed with
                     // `removeRooms` and records that it did; repeating it here would

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import Logging
@@ -6,7 +7,9 @@ import Logging
 /// a `say` joins its author and visits the room; a renamed session renames its
 /// memberships; an ended session leaves every room.
 struct RoomActivityFeed: Sendable {
-    let store: RoomStore
+    static let topics = [Topics.messageEvents, Topics.sessionEvents]
+
+    let store: any RoomStore
     let consumer: KafkaConsumer
     let logger: Logger
 
@@ -24,7 +27,7 @@ struct RoomActivityFeed: Sendable {
             do {
                 switch record.topic {
                 case Topics.messageEvents:
-                    guard let stored = EventDecoding.decode(MessageStored.self, schema: EventSchemas.message, from: record)
+                    guard let stored = EventDecoding.decode(MessageStored.self, from: record)
                     else { return }
                     if let author = stored.author {
                         _ = try await store.join(stored.message.room, session: author, nick: stored.message.nick)
@@ -32,7 +35,7 @@ struct RoomActivityFeed: Sendable {
                         try await store.visit(stored.message.room)
                     }
                 case Topics.sessionEvents:
-                    switch EventDecoding.decode(SessionEvent.self, schema: EventSchemas.session, from: record) {
+                    switch EventDecoding.decode(SessionEvent.self, from: record) {
                     case .renamed(let session): try await store.renameMember(session.id, nick: session.nick)
                     case .ended(let session, _): try await store.removeMemberships(of: session.id)
                     case .started, nil: break

@@ -1,247 +1,33 @@
 import Foundation
 import GeoChatDomain
-import GeoChatPostgres
-import PostgresNIO
 
-/// The rooms service's tables (schema `rooms`) and every query on them.
-struct RoomStore: Sendable {
-    let database: Database
-
-    static let migrations = [
-        Migration(
-            1, "rooms and memberships",
-            [
-                """
-                CREATE TABLE rooms.rooms (
-                    id bigserial PRIMARY KEY,
-                    x double precision NOT NULL CHECK (x >= 0 AND x <= 1),
-                    y double precision NOT NULL CHECK (y >= 0 AND y <= 1),
-                    z smallint NOT NULL CHECK (z BETWEEN 0 AND 17),
-                    topic text NOT NULL,
-                    creator_session text,
-                    created_at timestamptz NOT NULL DEFAULT now(),
-                    last_visited_at timestamptz NOT NULL DEFAULT now(),
-                    is_lobby boolean NOT NULL DEFAULT false)
-                """,
-                // Region queries: one index range per zoom level in the asked range.
-                "CREATE INDEX rooms_region ON rooms.rooms (z, x, y)",
-                "CREATE INDEX rooms_idle ON rooms.rooms (last_visited_at) WHERE NOT is_lobby",
-                "CREATE INDEX rooms_recent_creates ON rooms.rooms (creator_session, created_at)",
-                """
-                CREATE TABLE rooms.memberships (
-                    room_id bigint NOT NULL REFERENCES rooms.rooms (id) ON DELETE CASCADE,
-                    session_id text NOT NULL,
-                    nick text NOT NULL,
-                    joined_at timestamptz NOT NULL DEFAULT now(),
-                    PRIMARY KEY (room_id, session_id))
-                """,
-                "CREATE INDEX memberships_by_session ON rooms.memberships (session_id)",
-                """
-                CREATE TABLE rooms.removed_rooms (
-                    id bigint PRIMARY KEY,
-                    removed_at timestamptz NOT NULL DEFAULT now(),
-                    reason text NOT NULL)
-                """,
-            ]),
-        Migration(
-            2, "the lobby room of the add/messages dialect",
-            ["INSERT INTO rooms.rooms (x, y, z, topic, is_lobby) VALUES (0.5, 0.5, 0, 'Lobby', true)"]),
-        Migration(
-            3, "ended sessions, so a late message event cannot make them members again",
-            [
-                """
-                CREATE TABLE rooms.ended_sessions (
-                    session_id text PRIMARY KEY,
-                    ended_at timestamptz NOT NULL DEFAULT now())
-                """,
-                "CREATE INDEX ended_sessions_age ON rooms.ended_sessions (ended_at)",
-            ]),
-    ]
-
-    /// How long an ended session is remembered: far longer than any event waits in a topic.
-    static let endedSessionMemory = "1 day"
-
-    func migrate() async throws {
-        try await database.migrateRetrying(schema: "rooms", migrations: Self.migrations)
-    }
-
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
-
-    /// Creates a room, unless the same session created the same room within the
-    /// retry window: then that room is the answer (phones on bad networks retry).
+/// The rooms service's state: rooms by place and zoom, memberships, visits,
+/// removals. `PostgresRoomStore` keeps it.
+protocol RoomStore: Sendable {
+    /// Creates a room; the same creator asking for the same room again within
+    /// `Limits.createRetryWindowSeconds` gets the first one back (`isNew` false).
     func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
         -> (RoomInfo, isNew: Bool)
-    {
-        let window = Date(timeIntervalSinceNow: -Double(Limits.createRetryWindowSeconds))
-        let z = Int16(zoom.value)
-        let earlier = try await client.query(
-            """
-            UPDATE rooms.rooms SET last_visited_at = now()
-            WHERE id = (SELECT id FROM rooms.rooms
-                        WHERE creator_session = \(session.value) AND created_at > \(window)
-                          AND x = \(position.x) AND y = \(position.y) AND z = \(z) AND topic = \(topic)
-                        ORDER BY id LIMIT 1)
-            RETURNING id
-            """, logger: logger)
-        for try await id in earlier.decode(Int64.self) {
-            return (RoomInfo(id: id, position: position, zoom: zoom, topic: topic), false)
-        }
-        let inserted = try await client.query(
-            """
-            INSERT INTO rooms.rooms (x, y, z, topic, creator_session)
-            VALUES (\(position.x), \(position.y), \(z), \(topic), \(session.value))
-            RETURNING id
-            """, logger: logger)
-        for try await id in inserted.decode(Int64.self) {
-            return (RoomInfo(id: id, position: position, zoom: zoom, topic: topic), true)
-        }
-        throw ProtocolError.unavailable
-    }
-
-    /// Rooms inside the box and zoom range, ordered by id; at most `cap`, the
-    /// most recently active ones when more match.
-    func region(_ query: RegionQuery) async throws -> [RoomInfo] {
-        let box = query.box
-        // `z = ANY(levels)`, not `z BETWEEN`: PostgreSQL then descends the (z, x, y)
-        // index once per level with the x range as a bound. With a range on z it
-        // reads every entry of those levels and only filters on x (no skip scan
-        // before PostgreSQL 18): ~50 ms instead of ~1 ms at a million rooms.
-        let levels = query.zooms.map { Int16($0) }
-        let rows = try await client.query(
-            """
-            SELECT id, x, y, z, topic FROM (
-                SELECT id, x, y, z, topic FROM rooms.rooms
-                WHERE z = ANY(\(levels))
-                  AND x BETWEEN \(box.minX) AND \(box.maxX)
-                  AND y BETWEEN \(box.minY) AND \(box.maxY)
-                ORDER BY last_visited_at DESC, id DESC
-                LIMIT \(query.cap)) recent
-            ORDER BY id
-            """, logger: logger)
-        return try await Self.rooms(rows)
-    }
-
-    func find(_ id: RoomID) async throws -> RoomInfo? {
-        try await Self.rooms(
-            client.query("SELECT id, x, y, z, topic FROM rooms.rooms WHERE id = \(id)", logger: logger)
-        ).first
-    }
-
-    func lobby() async throws -> RoomInfo? {
-        try await Self.rooms(
-            client.query("SELECT id, x, y, z, topic FROM rooms.rooms WHERE is_lobby ORDER BY id LIMIT 1", logger: logger)
-        ).first
-    }
-
-    /// Makes the session a participant (or renames it there) and marks a visit.
-    /// False when the room does not exist.
-    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            WITH visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room) RETURNING id)
-            INSERT INTO rooms.memberships (room_id, session_id, nick)
-            SELECT id, \(session.value), \(nick) FROM visited
-            WHERE NOT EXISTS (SELECT 1 FROM rooms.ended_sessions WHERE session_id = \(session.value))
-            ON CONFLICT (room_id, session_id) DO UPDATE SET nick = EXCLUDED.nick
-            RETURNING room_id
-            """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
-    }
-
-    /// A visit without a session (an add.php post): the room stays alive.
-    func visit(_ room: RoomID) async throws {
-        try await client.query("UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room)", logger: logger)
-    }
-
-    /// False when the room does not exist; leaving twice is fine.
-    func leave(_ room: RoomID, session: SessionID) async throws -> Bool {
-        guard try await find(room) != nil else { return false }
-        try await client.query(
-            "DELETE FROM rooms.memberships WHERE room_id = \(room) AND session_id = \(session.value)", logger: logger)
-        return true
-    }
-
-    /// Participants ordered by the nickname's plain byte order; nil for no such room.
-    func members(_ room: RoomID) async throws -> [Member]? {
-        guard try await find(room) != nil else { return nil }
-        let rows = try await client.query(
-            """
-            SELECT session_id, nick FROM rooms.memberships WHERE room_id = \(room)
-            ORDER BY nick COLLATE "C", session_id
-            """, logger: logger)
-        var members: [Member] = []
-        for try await (session, nick) in rows.decode((String, String).self) {
-            if let id = SessionID(session) { members.append(Member(session: id, nick: nick)) }
-        }
-        return members
-    }
-
-    func renameMember(_ session: SessionID, nick: String) async throws {
-        try await client.query(
-            "UPDATE rooms.memberships SET nick = \(nick) WHERE session_id = \(session.value)", logger: logger)
-    }
-
-    /// An ended session leaves every room for good: message events and session
-    /// events arrive on different topics in no fixed order, so a `say` of the
-    /// session read after its end must not make it a member again (`join` checks).
-    func removeMemberships(of session: SessionID) async throws {
-        try await client.withTransaction(logger: logger) { tx in
-            try await tx.query(
-                "INSERT INTO rooms.ended_sessions (session_id) VALUES (\(session.value)) ON CONFLICT DO NOTHING",
-                logger: logger)
-            try await tx.query("DELETE FROM rooms.memberships WHERE session_id = \(session.value)", logger: logger)
-            try await tx.query(
-                "DELETE FROM rooms.ended_sessions WHERE ended_at < now() - \(Self.endedSessionMemory)::interval",
-                logger: logger)
-        }
-    }
-
-    func idleRooms(before: Date, limit: Int) async throws -> [RoomID] {
-        let rows = try await client.query(
-            """
-            SELECT id FROM rooms.rooms WHERE NOT is_lobby AND last_visited_at < \(before)
-            ORDER BY last_visited_at, id LIMIT \(limit)
-            """, logger: logger)
-        var ids: [RoomID] = []
-        for try await id in rows.decode(Int64.self) { ids.append(id) }
-        return ids
-    }
-
-    /// Removes the room (and, by cascade, its memberships) if it is still idle:
-    /// a visit since it was selected saves it.
-    func removeIfIdle(_ room: RoomID, before: Date, reason: String) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { tx in
-            let rows = try await tx.query(
-                """
-                DELETE FROM rooms.rooms WHERE id = \(room) AND NOT is_lobby AND last_visited_at < \(before)
-                RETURNING id
-                """, logger: logger)
-            var removed = false
-            for try await _ in rows.decode(Int64.self) { removed = true }
-            if removed {
-                try await tx.query(
-                    "INSERT INTO rooms.removed_rooms (id, reason) VALUES (\(room), \(reason)) ON CONFLICT DO NOTHING",
-                    logger: logger)
-            }
-            return removed
-        }
-    }
-
-    /// Whether the room was removed at some time (ids are never reused).
-    func wasRemoved(_ room: RoomID) async throws -> Bool {
-        let rows = try await client.query("SELECT 1 FROM rooms.removed_rooms WHERE id = \(room)", logger: logger)
-        for try await _ in rows.decode(Int32.self) { return true }
-        return false
-    }
-
-    static func rooms(_ rows: PostgresRowSequence) async throws -> [RoomInfo] {
-        var rooms: [RoomInfo] = []
-        for try await (id, x, y, z, topic) in rows.decode((Int64, Double, Double, Int16, String).self) {
-            guard let position = MercatorPoint(x: x, y: y), let zoom = ZoomLevel(Int(z)) else { continue }
-            rooms.append(RoomInfo(id: id, position: position, zoom: zoom, topic: topic))
-        }
-        return rooms
-    }
+    /// Rooms in the box and zoom range, most recently visited first, at most `query.cap`.
+    func region(_ query: RegionQuery) async throws -> [RoomInfo]
+    func find(_ id: RoomID) async throws -> RoomInfo?
+    func lobby() async throws -> RoomInfo?
+    /// Joins (or re-joins under a new nick) and counts a visit; false when there is no such room.
+    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool
+    func visit(_ room: RoomID) async throws
+    /// False when there is no such room.
+    func leave(_ room: RoomID, session: SessionID) async throws -> Bool
+    /// Nil when there is no such room.
+    func members(_ room: RoomID) async throws -> [Member]?
+    func renameMember(_ session: SessionID, nick: String) async throws
+    /// An ended session leaves every room, and is remembered a while so a late event cannot bring it back.
+    func removeMemberships(of session: SessionID) async throws
+    /// Expiry's selection: ids above `after` last visited before `before`, ascending, never the lobby.
+    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID]
+    /// Removes those of `rooms` still idle; `all`: every one of them removed under `reason`, ever.
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws -> (all: [RoomID], new: [RoomID])
+    func adminList(search: String, limit: Int) async throws -> [AdminRoom]
+    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval
 }
+
+enum AdminRemoval { case removed, noSuchRoom, lobby }

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import Logging
@@ -5,39 +6,45 @@ import Logging
 /// Keeps `last_seen_at` current from the gateways' presence batches, and ends
 /// sessions idle for longer than the session lifetime.
 struct SessionHousekeeping: Sendable {
-    let store: SessionStore
-    let commands: SessionCommands
-    let presence: KafkaConsumer
+    let store: any SessionStore
+    let events: any EventPublisher
     /// Read before every sweep: the live setting `session.lifetime.s`, else the configured value.
     let lifetimeSeconds: @Sendable () async -> Int
     let logger: Logger
 
-    func recordPresence() async {
+    func recordPresence(from presence: KafkaConsumer) async {
         for await record in presence.records {
-            if let batch = EventDecoding.decode(PresenceBatch.self, schema: EventSchemas.presence, from: record) {
-                do {
-                    try await store.touch(batch.sessions, seenAtMs: batch.seenAtMs)
-                } catch {
-                    // Presence is advisory: a lost batch only makes a session look idle a little sooner.
-                    logger.warning("presence batch not recorded", metadata: ["error": "\(String(reflecting: error))"])
-                }
+            if let batch = EventDecoding.decode(PresenceBatch.self, from: record) {
+                await apply(batch)
             }
             presence.markProcessed(record)
+        }
+    }
+
+    func apply(_ batch: PresenceBatch) async {
+        do {
+            try await store.touch(batch.sessions, seenAtMs: batch.seenAtMs)
+        } catch {
+            // Presence is advisory: a lost batch only makes a session look idle a little sooner.
+            logger.warning("presence batch not recorded", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 
     func expireIdleSessions(every interval: Duration) async throws {
         while true {
             try await Task.sleep(for: interval)
-            do {
-                let ended = try await store.expireIdle(lifetimeSeconds: await lifetimeSeconds(), limit: 1000)
-                for session in ended {
-                    try await commands.publish(.ended(session, reason: "idle"), session.id)
-                }
-                if !ended.isEmpty { logger.info("idle sessions ended", metadata: ["count": "\(ended.count)"]) }
-            } catch {
-                logger.warning("idle session sweep failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
+            await expireIdleSessions()
+        }
+    }
+
+    /// One sweep: ends idle sessions and announces each end.
+    func expireIdleSessions() async {
+        do {
+            let ended = try await store.expireIdle(lifetimeSeconds: await lifetimeSeconds(), limit: 1000)
+            for session in ended { try await events.publish(SessionEvent.ended(session, reason: "idle")) }
+            if !ended.isEmpty { logger.info("idle sessions ended", metadata: ["count": "\(ended.count)"]) }
+        } catch {
+            logger.warning("idle session sweep failed", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 }

@@ -1,5 +1,5 @@
+import GeoChatBus
 import GeoChatDomain
-import GeoChatKafka
 import Logging
 
 /// The admin API's view of the services: the session service (accounts,
@@ -10,33 +10,14 @@ struct AdminBackend: Sendable {
     let gateway: String
     let logger: Logger
 
-    func admin(_ command: AdminCommand, key: String) async throws(AdminFailure) -> AdminReply {
-        guard case .admin(let reply) = try await call(command, Topics.adminCommands, key) else {
-            throw AdminFailure(.unavailable)
-        }
-        return reply
-    }
-
-    func rooms(_ command: RoomsAdminCommand, key: String) async throws(AdminFailure) -> ReplyBody {
-        try await call(RoomsCommand.admin(command), Topics.roomsCommands, key)
-    }
-
-    func members(_ room: RoomID) async throws(AdminFailure) -> [Member] {
-        guard case .members(let members) = try await call(RoomsCommand.members(room: room), Topics.roomsCommands, String(room))
-        else { throw AdminFailure(.unavailable) }
-        return members
+    func send<Command: WireCommand>(_ command: Command) async throws(AdminFailure) -> Command.Reply {
+        do { return try await services.send(command) } catch { throw AdminFailure(error) }
     }
 
     func messageCounts(_ rooms: [RoomID]) async throws(AdminFailure) -> [RoomID: Int] {
         guard !rooms.isEmpty else { return [:] }
-        guard case .admin(.messageCounts(let counts)) = try await call(
-            MessagingCommand.messageCounts(rooms: rooms), Topics.messagingCommands, ServiceClients.newKey())
-        else { throw AdminFailure(.unavailable) }
+        let counts = try await send(CountMessages(rooms: rooms))
         return Dictionary(counts.map { ($0.room, $0.messages) }) { a, _ in a }
-    }
-
-    func expiry(_ command: ExpiryCommand) async throws(AdminFailure) -> ReplyBody {
-        try await call(command, Topics.expiryCommands, "expiry")
     }
 
     /// Records an action carried out outside the session service. The action
@@ -44,18 +25,10 @@ struct AdminBackend: Sendable {
     func audit(_ admin: String, _ action: String, _ target: String, _ outcome: String, _ detail: String = "") async {
         let entry = AuditEntry(actor: admin, action: action, target: target, outcome: outcome, detail: detail, gateway: gateway)
         do {
-            _ = try await self.admin(.audit(entry), key: admin)
+            _ = try await send(RecordAudit(entry))
         } catch {
             logger.error(
                 "audit row not written", metadata: ["admin": "\(admin)", "action": "\(action)", "target": "\(target)", "outcome": "\(outcome)"])
-        }
-    }
-
-    private func call<Command: Codable & Sendable>(_ command: Command, _ topic: String, _ key: String) async throws(AdminFailure) -> ReplyBody {
-        do {
-            return try await services.call(command, topic, key, ServiceClients.newKey())
-        } catch {
-            throw AdminFailure(error)
         }
     }
 }

@@ -6,7 +6,7 @@ import Hummingbird
 /// once, the others when the record arrives.
 extension AdminEndpoints {
     func bans(_ call: AdminCall) async throws(AdminFailure) -> Response {
-        guard case .bans(let bans) = try await backend.admin(.bans, key: call.name) else { throw AdminFailure(.unavailable) }
+        let bans = try await backend.send(ListBans())
         return AdminJSON.response(AdminAPI.BansResponse(bans: bans))
     }
 
@@ -23,8 +23,7 @@ extension AdminEndpoints {
         default:
             throw .badRequest("give exactly one of 'nick' and 'session'")
         }
-        guard case .ban(let ban) = try await backend.admin(.ban(target, reason: body.reason ?? "", by: call.name), key: target.key)
-        else { throw AdminFailure(.unavailable) }
+        let ban = try await backend.send(PlaceBan(target, reason: body.reason ?? "", by: call.name))
         bans.apply(ban)
         return AdminJSON.response(AdminAPI.BanResponse(ban: ban), status: .created)
     }
@@ -36,9 +35,7 @@ extension AdminEndpoints {
         guard let value = call.parameter("value"), let target = BanTarget(kind: kind, value: value) else {
             throw .badRequest("not a valid \(kind.rawValue)")
         }
-        guard case .ban(let ban) = try await backend.admin(.unban(target, by: call.name), key: target.key) else {
-            throw AdminFailure(.unavailable)
-        }
+        let ban = try await backend.send(LiftBan(target, by: call.name))
         bans.apply(ban)
         return AdminJSON.response(AdminAPI.BanResponse(ban: ban))
     }

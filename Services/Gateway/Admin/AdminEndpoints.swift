@@ -26,10 +26,9 @@ struct AdminEndpoints: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer", let hash = BearerToken.hash(String(parts[1])) else {
             throw .unauthorized("the Authorization header is not a bearer token of this server")
         }
-        switch try await backend.admin(.authenticate(tokenHash: hash), key: hash) {
-        case .identity(let identity): return (identity, hash)
-        case .unauthorized(let why): throw .unauthorized(why)
-        default: throw AdminFailure(.unavailable)
+        switch try await backend.send(Authenticate(tokenHash: hash)) {
+        case .granted(let identity): return (identity, hash)
+        case .refused(let why): throw .unauthorized(why)
         }
     }
 }

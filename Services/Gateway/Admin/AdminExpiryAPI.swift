@@ -11,15 +11,14 @@ extension AdminEndpoints {
             throw .badRequest("'idleSeconds' must be from \(idleRange.lowerBound) to \(idleRange.upperBound)")
         }
         let detail = (body.dryRun ? "dry run" : "real run") + (body.idleSeconds.map { ", idle \(DurationText.format($0))" } ?? "")
-        let reply: ReplyBody
+        let job: ExpiryJobReport
         do {
-            reply = try await backend.expiry(
-                .startRun(dryRun: body.dryRun, idleLimitSeconds: body.idleSeconds, requestedBy: call.name))
+            job = try await backend.send(
+                StartExpiryRun(dryRun: body.dryRun, idleLimitSeconds: body.idleSeconds, requestedBy: call.name))
         } catch {
             await backend.audit(call.name, "expiry-run", "expiry", "failed", "\(detail): \(error.message)")
             throw error
         }
-        guard case .expiryJob(let job) = reply else { throw AdminFailure(.unavailable) }
         // One run at a time: the expiry service answers the run under way when there is one.
         let ours = job.trigger == call.name || job.trigger.hasSuffix(":" + call.name)
         guard ours, job.dryRun == body.dryRun else {
@@ -34,13 +33,13 @@ extension AdminEndpoints {
         guard let raw = call.parameter("job"), let id = Int64(raw), id > 0 else {
             throw .badRequest("the job id must be a positive integer")
         }
-        guard case .expiryJob(let job) = try await backend.expiry(.job(id: id)) else { throw AdminFailure(.unavailable) }
+        let job = try await backend.send(ReadExpiryJob(id: id))
         return AdminJSON.response(AdminAPI.JobResponse(job: job))
     }
 
     func expiryRuns(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let limit = try AdminJSON.int(call.request, "limit", default: 20, range: 1...1000)
-        guard case .expiryJobs(let jobs) = try await backend.expiry(.jobs(limit: limit)) else { throw AdminFailure(.unavailable) }
+        let jobs = try await backend.send(ListExpiryJobs(limit: limit))
         return AdminJSON.response(AdminAPI.JobsResponse(jobs: jobs))
     }
 }

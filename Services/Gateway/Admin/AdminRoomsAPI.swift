@@ -8,8 +8,7 @@ extension AdminEndpoints {
     func rooms(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let limit = try AdminJSON.int(call.request, "limit", default: 50, range: 1...1000)
         let search = AdminJSON.text(call.request, "q")
-        guard case .admin(.rooms(var rooms)) = try await backend.rooms(.list(search: search, limit: limit), key: ServiceClients.newKey())
-        else { throw AdminFailure(.unavailable) }
+        var rooms = try await backend.send(ListRoomsForAdmin(search: search, limit: limit))
         let counts = try await backend.messageCounts(rooms.map(\.id))
         for i in rooms.indices { rooms[i].messages = counts[rooms[i].id] ?? 0 }
         return AdminJSON.response(AdminAPI.RoomsResponse(rooms: rooms))
@@ -17,12 +16,12 @@ extension AdminEndpoints {
 
     func room(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
-        guard case .admin(.rooms(let found)) = try await backend.rooms(.list(search: String(id), limit: 1000), key: String(id)),
-            var room = found.first(where: { $0.id == id })
+        let found = try await backend.send(ListRoomsForAdmin(search: String(id), limit: 1000))
+        guard var room = found.first(where: { $0.id == id })
         else { throw .notFound("no room \(id)") }
         room.messages = try await backend.messageCounts([id])[id] ?? 0
-        let now = currentTimeMs()
-        room.participants = try await backend.members(id)
+        let now = WallClock.nowMs()
+        room.participants = try await backend.send(ListMembers(room: id))
             .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
             .filter { !bans.isBanned(session: $0.session, nick: $0.nick) }
             .map(\.nick)
@@ -32,7 +31,7 @@ extension AdminEndpoints {
     func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
         do {
-            _ = try await backend.rooms(.remove(room: id, by: call.name), key: String(id))
+            _ = try await backend.send(RemoveRoom(room: id, by: call.name))
         } catch {
             await backend.audit(call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused", error.message)
             throw error

@@ -5,9 +5,7 @@ import Hummingbird
 /// session service, which stores them and broadcasts them on `geochat.settings`).
 extension AdminEndpoints {
     func settings(_ call: AdminCall) async throws(AdminFailure) -> Response {
-        guard case .settings(let stored) = try await backend.admin(.settings, key: call.name) else {
-            throw AdminFailure(.unavailable)
-        }
+        let stored = try await backend.send(ReadSettings())
         return AdminJSON.response(AdminAPI.SettingsResponse(stored: stored))
     }
 
@@ -15,8 +13,7 @@ extension AdminEndpoints {
     func changeSettings(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let changes = try await AdminJSON.body([String: Int].self, of: call.request)
         guard changes.count <= SettingsCatalog.all.count else { throw .badRequest("more settings than there are") }
-        guard case .settings(let stored) = try await backend.admin(.changeSettings(changes, by: call.name), key: call.name)
-        else { throw AdminFailure(.unavailable) }
+        let stored = try await backend.send(ChangeSettings(changes, by: call.name))
         for setting in stored { settings.live.apply(setting) }
         return AdminJSON.response(AdminAPI.SettingsResponse(stored: stored))
     }

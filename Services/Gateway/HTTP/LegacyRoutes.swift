@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import Hummingbird
 import GeoChatRuntime

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import Logging
@@ -18,21 +19,21 @@ struct EventFeed: Sendable {
         for await record in consumer.records {
             switch record.topic {
             case Topics.messageEvents:
-                if let stored = EventDecoding.decode(MessageStored.self, schema: EventSchemas.message, from: record) {
+                if let stored = EventDecoding.decode(MessageStored.self, from: record) {
                     messages.apply(stored.message)
                 }
             case Topics.roomEvents:
-                switch EventDecoding.decode(RoomEvent.self, schema: EventSchemas.room, from: record) {
+                switch EventDecoding.decode(RoomEvent.self, from: record) {
                 case .removed(let room, _)?: messages.remove([room])
                 case .removedRooms(let rooms, _)?: messages.remove(rooms)
                 default: break
                 }
             case Topics.sessionEvents:
-                if let event = EventDecoding.decode(SessionEvent.self, schema: EventSchemas.session, from: record) {
+                if let event = EventDecoding.decode(SessionEvent.self, from: record) {
                     sessions.apply(event)
                 }
             case Topics.presence:
-                if let batch = EventDecoding.decode(PresenceBatch.self, schema: EventSchemas.presence, from: record) {
+                if let batch = EventDecoding.decode(PresenceBatch.self, from: record) {
                     presence.record(batch)
                 }
             default:

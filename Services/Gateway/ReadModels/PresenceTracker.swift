@@ -1,5 +1,5 @@
+import GeoChatBus
 import GeoChatDomain
-import GeoChatKafka
 import Synchronization
 
 /// Who showed a sign of life, and when, across all gateways: each gateway
@@ -48,14 +48,14 @@ final class PresenceTracker: Sendable {
     }
 
     /// Publishes this gateway's sightings every `interval`.
-    func publishLoop(events: EventPublisher, every interval: Duration, nowMs: @Sendable () -> Int64) async {
+    func publishLoop(events: any EventPublisher, every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             let sessions = takeUnsent()
             guard !sessions.isEmpty else { continue }
-            let batch = PresenceBatch(gateway: gateway, seenAtMs: nowMs(), sessions: sessions)
+            let batch = PresenceBatch(gateway: gateway, seenAtMs: WallClock.nowMs(), sessions: sessions)
             // Best effort: a lost batch is made good by the next sign of life.
-            try? await events.publish(batch, schema: EventSchemas.presence, topic: Topics.presence, key: gateway)
+            try? await events.publish(batch)
         }
     }
 }

@@ -50,7 +50,7 @@ final class SessionDirectory: Sendable {
     /// Asks the session service; remembers what it says, unknown ids included.
     private func ask(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         do throws(ProtocolError) {
-            let info = try await backend.session(.lookup(session: id), key: id.value, idempotencyKey: ServiceClients.newKey())
+            let info = try await backend.send(LookupSession(session: id))
             remember(info)
             if info.ended { throw ProtocolError.invalidSession }
             return info

@@ -32,7 +32,7 @@ enum AdminBootstrap {
         return try await withThrowingTaskGroup(of: Int32?.self) { group in
             group.addTask { await database.run(); return nil }
             group.addTask {
-                let sessions = SessionStore(database: database)
+                let sessions = PostgresSessionStore(database: database)
                 try await sessions.migrate()
                 let store = AdminStore(database: database)
                 let hash = Bcrypt.hash(password, cost: UInt8(bcryptCost))

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import Logging
@@ -8,16 +9,16 @@ import Logging
 /// highest version per key, so publishing again is always harmless.
 struct StateBroadcaster: Sendable {
     let store: AdminStore
-    let events: EventPublisher
+    let events: any EventPublisher
     let topics: TopicProvisioner
     let logger: Logger
 
     func publish(_ setting: SettingValue) async throws {
-        try await events.publish(setting, schema: EventSchemas.setting, topic: Topics.settings, key: setting.name)
+        try await events.publish(setting)
     }
 
     func publish(_ ban: Ban) async throws {
-        try await events.publish(ban, schema: EventSchemas.ban, topic: Topics.bans, key: ban.target.key)
+        try await events.publish(ban)
     }
 
     func publishAll() async throws {

@@ -1,50 +1,144 @@
-/// Administration commands, answered by the session service, which owns admin
-/// accounts, tokens, bans, settings and the audit log (docs/architecture.md,
-/// "Administration"). Topic `geochat.admin.commands`; replies are
-/// `ReplyBody.admin(AdminReply)` or a `ProtocolError`.
-public enum AdminCommand: Codable, Sendable {
-    /// Answered `.token` or `.unauthorized`; `rate_limited` after too many failures.
-    case login(name: String, password: String)
-    /// Answered `.identity` or `.unauthorized`. Only the token's SHA-256 travels.
-    case authenticate(tokenHash: String)
-    /// Revokes the token. Answered `.done`.
-    case logout(tokenHash: String, admin: String)
-    /// Live sessions, most recently seen first; `nick` filters by prefix.
-    case sessions(nick: String?, limit: Int)
-    case bans
-    /// Answered `.ban` with the ban in force.
-    case ban(BanTarget, reason: String, by: String)
-    /// Answered `.ban` with the lifted ban; lifting what is not banned is `bad_param`.
-    case unban(BanTarget, by: String)
-    case settings
-    /// All or nothing: answered `.settings` with every stored setting.
-    case changeSettings([String: Int], by: String)
-    /// An action carried out elsewhere (room removal, expiry run) for the audit log.
-    case audit(AuditEntry)
-    case auditLog(limit: Int)
+/// Administration commands (topic `geochat.admin.commands`), answered by the
+/// session service, which owns admin accounts, tokens, bans, settings and the
+/// audit log (docs/architecture.md, "Administration"). Changes are keyed by what
+/// they change, so two changes of one thing run in turn; reads need no order.
+
+/// Answered with a token, or refused (`rate_limited` after too many failures).
+public struct LogIn: AdminWireCommand {
+    public typealias Reply = AdminAuthentication<AdminLogin>
+    public static let name = "login"
+    public var name: String
+    public var password: String
+    public var partitionKey: String? { String(name.prefix(64)) }
+
+    public init(name: String, password: String) {
+        self.name = name
+        self.password = password
+    }
 }
 
-/// Rooms' part of administration (inside `RoomsCommand.admin`).
-public enum RoomsAdminCommand: Codable, Sendable {
-    /// Rooms whose topic contains `search` (or whose id it is), most recently
-    /// visited first, with their visit times and membership counts.
-    case list(search: String?, limit: Int)
-    /// Removes a room now (never the lobby): memberships go with it, the
-    /// `removed` event makes messaging delete its messages. Answered `.removed`.
-    case remove(room: RoomID, by: String)
+/// Only the token's SHA-256 travels.
+public struct Authenticate: AdminWireCommand {
+    public typealias Reply = AdminAuthentication<AdminIdentity>
+    public static let name = "authenticate"
+    public var tokenHash: String
+    public var partitionKey: String? { tokenHash }
+
+    public init(tokenHash: String) { self.tokenHash = tokenHash }
 }
 
-public enum AdminReply: Codable, Sendable {
-    case token(AdminLogin)
-    case identity(AdminIdentity)
-    case unauthorized(String)
-    case sessions([AdminSession])
-    case bans([Ban])
-    case ban(Ban)
-    case settings([SettingValue])
-    case audit([AuditEntry])
-    case rooms([AdminRoom])
-    case messageCounts([RoomMessageCount])
+/// Revokes the token; answered with the identity it had, ending now.
+public struct LogOut: AdminWireCommand {
+    public typealias Reply = AdminIdentity
+    public static let name = "logout"
+    public var tokenHash: String
+    public var admin: String
+    public var partitionKey: String? { admin }
+
+    public init(tokenHash: String, admin: String) {
+        self.tokenHash = tokenHash
+        self.admin = admin
+    }
+}
+
+/// Live sessions, most recently seen first; `nick` filters by prefix.
+public struct ListLiveSessions: AdminWireCommand {
+    public typealias Reply = [AdminSession]
+    public static let name = "sessions"
+    public var nick: String?
+    public var limit: Int
+    public var partitionKey: String? { nil }
+
+    public init(nick: String?, limit: Int) {
+        self.nick = nick
+        self.limit = limit
+    }
+}
+
+/// The bans in force.
+public struct ListBans: AdminWireCommand {
+    public typealias Reply = [Ban]
+    public static let name = "bans"
+    public var partitionKey: String? { nil }
+
+    public init() {}
+}
+
+/// Answered with the ban in force.
+public struct PlaceBan: AdminWireCommand {
+    public typealias Reply = Ban
+    public static let name = "ban"
+    public var target: BanTarget
+    public var reason: String
+    public var by: String
+    public var partitionKey: String? { target.key }
+
+    public init(_ target: BanTarget, reason: String, by: String) {
+        self.target = target
+        self.reason = reason
+        self.by = by
+    }
+}
+
+/// Answered with the lifted ban; lifting what is not banned is `bad_param`.
+public struct LiftBan: AdminWireCommand {
+    public typealias Reply = Ban
+    public static let name = "unban"
+    public var target: BanTarget
+    public var by: String
+    public var partitionKey: String? { target.key }
+
+    public init(_ target: BanTarget, by: String) {
+        self.target = target
+        self.by = by
+    }
+}
+
+public struct ReadSettings: AdminWireCommand {
+    public typealias Reply = [SettingValue]
+    public static let name = "settings"
+    public var partitionKey: String? { nil }
+
+    public init() {}
+}
+
+/// All or nothing: answered with every stored setting.
+public struct ChangeSettings: AdminWireCommand {
+    public typealias Reply = [SettingValue]
+    public static let name = "changeSettings"
+    public var changes: [String: Int]
+    public var by: String
+    public var partitionKey: String? { "settings" }
+
+    public init(_ changes: [String: Int], by: String) {
+        self.changes = changes
+        self.by = by
+    }
+}
+
+/// An action carried out elsewhere (room removal, expiry run), for the audit log.
+public struct RecordAudit: AdminWireCommand {
+    public typealias Reply = AuditEntry
+    public static let name = "audit"
+    public var entry: AuditEntry
+    public var partitionKey: String? { entry.actor }
+
+    public init(_ entry: AuditEntry) { self.entry = entry }
+}
+
+public struct ReadAuditLog: AdminWireCommand {
+    public typealias Reply = [AuditEntry]
+    public static let name = "auditLog"
+    public var limit: Int
+    public var partitionKey: String? { nil }
+
+    public init(limit: Int) { self.limit = limit }
+}
+
+/// A login or token check: granted, or refused with a reason for the audit and the admin.
+public enum AdminAuthentication<Granted: Codable & Sendable>: Codable, Sendable {
+    case granted(Granted)
+    case refused(String)
 }
 
 /// A successful login: the bearer token (shown once, stored only hashed) and its end.

@@ -1,8 +1,11 @@
 /// Versioned envelopes around every record. `schema` names the version; readers
 /// reject schemas they do not know instead of guessing.
 
-public struct RequestEnvelope<Command: Codable & Sendable>: Codable, Sendable {
-    public static var schemaName: String { "geochat.request.v1" }
+/// A command on its owner's topic: `command` is an object with one key, the
+/// command's name (`{"say": {"room": 7, …}}`), so a reader learns which
+/// command it holds before decoding it.
+public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
+    public static var schemaName: String { RequestHeader.schemaName }
     public var schema: String
     public var correlationID: String
     /// The same for every retry of one client action; services deduplicate on it.
@@ -20,23 +23,88 @@ public struct RequestEnvelope<Command: Codable & Sendable>: Codable, Sendable {
         self.deadlineMs = deadlineMs
         self.command = command
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, command
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try container.decode(String.self, forKey: .schema)
+        correlationID = try container.decode(String.self, forKey: .correlationID)
+        idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
+        replyTo = try container.decode(String.self, forKey: .replyTo)
+        deadlineMs = try container.decode(Int64.self, forKey: .deadlineMs)
+        let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
+        command = try named.decode(Command.self, forKey: WireName(Command.name))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(correlationID, forKey: .correlationID)
+        try container.encode(idempotencyKey, forKey: .idempotencyKey)
+        try container.encode(replyTo, forKey: .replyTo)
+        try container.encode(deadlineMs, forKey: .deadlineMs)
+        var named = container.nestedContainer(keyedBy: WireName.self, forKey: .command)
+        try named.encode(command, forKey: WireName(Command.name))
+    }
 }
 
-public struct ReplyEnvelope: Codable, Sendable {
-    public static var schemaName: String { "geochat.reply.v1" }
+/// What a command processor reads first: the envelope without its command,
+/// and the command's name, to find the handler that decodes the rest.
+public struct RequestHeader: Decodable, Sendable {
+    public static let schemaName = "geochat.request.v1"
     public var schema: String
     public var correlationID: String
-    public var body: ReplyBody?
+    public var idempotencyKey: String
+    public var replyTo: String
+    public var deadlineMs: Int64
+    public var commandName: String
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, command
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try container.decode(String.self, forKey: .schema)
+        correlationID = try container.decode(String.self, forKey: .correlationID)
+        idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
+        replyTo = try container.decode(String.self, forKey: .replyTo)
+        deadlineMs = try container.decode(Int64.self, forKey: .deadlineMs)
+        let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
+        guard named.allKeys.count == 1, let name = named.allKeys.first else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .command, in: container, debugDescription: "a command is an object with exactly one key, its name")
+        }
+        commandName = name.stringValue
+    }
+}
+
+/// The answer to one command: its reply, or the protocol error it was refused with.
+public struct ReplyEnvelope<Reply: Codable & Sendable>: Codable, Sendable {
+    public static var schemaName: String { ReplyHeader.schemaName }
+    public var schema: String
+    public var correlationID: String
+    public var reply: Reply?
     public var error: ProtocolError?
 
-    public init(correlationID: String, result: Result<ReplyBody, ProtocolError>) {
+    public init(correlationID: String, result: Result<Reply, ProtocolError>) {
         self.schema = Self.schemaName
         self.correlationID = correlationID
         switch result {
-        case .success(let body): self.body = body
+        case .success(let reply): self.reply = reply
         case .failure(let error): self.error = error
         }
     }
+}
+
+/// What a requester reads first: whose reply this is.
+public struct ReplyHeader: Decodable, Sendable {
+    public static let schemaName = "geochat.reply.v2"
+    public var schema: String
+    public var correlationID: String
 }
 
 public struct EventEnvelope<Event: Codable & Sendable>: Codable, Sendable {
@@ -51,11 +119,12 @@ public struct EventEnvelope<Event: Codable & Sendable>: Codable, Sendable {
     }
 }
 
-public enum EventSchemas {
-    public static let session = "geochat.session.event.v1"
-    public static let room = "geochat.rooms.event.v1"
-    public static let message = "geochat.messages.event.v1"
-    public static let presence = "geochat.presence.v1"
-    public static let setting = "geochat.settings.v1"
-    public static let ban = "geochat.bans.v1"
+/// A JSON object key chosen at run time: a command's name.
+struct WireName: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

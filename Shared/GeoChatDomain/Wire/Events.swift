@@ -1,24 +1,58 @@
-/// Events, one enum per publishing service. Each travels inside an `EventEnvelope`.
+/// Events, one type per stream. Each travels inside an `EventEnvelope` on its
+/// topic, under its schema, keyed so that one room's (one session's) events
+/// keep their order.
+public protocol WireEvent: Codable, Sendable {
+    static var topic: String { get }
+    /// The envelope's `schema`; readers skip records of any other.
+    static var schema: String { get }
+    var partitionKey: String { get }
+}
 
-public enum SessionEvent: Codable, Sendable {
+public enum SessionEvent: WireEvent {
     case started(SessionInfo)
     case renamed(SessionInfo)
     case ended(SessionInfo, reason: String)
+
+    public static let topic = Topics.sessionEvents
+    public static let schema = "geochat.session.event.v1"
+
+    public var session: SessionInfo {
+        switch self {
+        case .started(let info), .renamed(let info), .ended(let info, _): info
+        }
+    }
+
+    public var partitionKey: String { session.id.value }
 }
 
-public enum RoomEvent: Codable, Sendable {
+public enum RoomEvent: WireEvent {
     case created(RoomInfo)
     case removed(room: RoomID, reason: String)
     /// Many rooms removed at once (an expiry batch); gateways answer 404 for them.
     case removedRooms(rooms: [RoomID], reason: String)
     case joined(room: RoomID, session: SessionID, nick: String)
     case left(room: RoomID, session: SessionID)
+
+    public static let topic = Topics.roomEvents
+    public static let schema = "geochat.rooms.event.v1"
+
+    public var partitionKey: String {
+        switch self {
+        case .created(let info): String(info.id)
+        case .removed(let room, _), .joined(let room, _, _), .left(let room, _): String(room)
+        // A batch is one record: it goes where its first room's events go.
+        case .removedRooms(let rooms, _): rooms.first.map { String($0) } ?? ""
+        }
+    }
 }
 
 /// A stored message; `author` lets the rooms service count a say as a join and a visit.
-public struct MessageStored: Codable, Sendable {
+public struct MessageStored: WireEvent {
+    public static let topic = Topics.messageEvents
+    public static let schema = "geochat.messages.event.v1"
     public var message: ChatMessage
     public var author: SessionID?
+    public var partitionKey: String { String(message.room) }
 
     public init(message: ChatMessage, author: SessionID?) {
         self.message = message
@@ -27,14 +61,31 @@ public struct MessageStored: Codable, Sendable {
 }
 
 /// Sessions a gateway saw a request from since its previous batch.
-public struct PresenceBatch: Codable, Sendable {
+public struct PresenceBatch: WireEvent {
+    public static let topic = Topics.presence
+    public static let schema = "geochat.presence.v1"
     public var gateway: String
     public var seenAtMs: Int64
     public var sessions: [SessionID]
+    public var partitionKey: String { gateway }
 
     public init(gateway: String, seenAtMs: Int64, sessions: [SessionID]) {
         self.gateway = gateway
         self.seenAtMs = seenAtMs
         self.sessions = sessions
     }
+}
+
+/// A setting's current value, on the state topic every instance reads from its start.
+extension SettingValue: WireEvent {
+    public static let topic = Topics.settings
+    public static let schema = "geochat.settings.v1"
+    public var partitionKey: String { name }
+}
+
+/// A ban or a lifted ban, on the state topic every gateway reads from its start.
+extension Ban: WireEvent {
+    public static let topic = Topics.bans
+    public static let schema = "geochat.bans.v1"
+    public var partitionKey: String { target.key }
 }

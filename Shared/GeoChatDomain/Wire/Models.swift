@@ -69,3 +69,57 @@ public struct RegionQuery: Codable, Sendable, Equatable {
         self.cap = cap
     }
 }
+
+/// An expiry job as operators see it: progress while it runs, its report after.
+public struct ExpiryJobReport: Codable, Sendable, Equatable {
+    public var id: Int64
+    /// `schedule`, or `admin:<name>` for an on-demand run.
+    public var trigger: String
+    public var dryRun: Bool
+    /// `running`, `finished` or `failed`.
+    public var status: String
+    public var idleBeforeMs: Int64
+    public var startedAtMs: Int64
+    public var finishedAtMs: Int64?
+    /// Rooms the run selected as idle; examined, removed and failed count its progress.
+    public var selected: Int
+    public var examined: Int
+    public var removed: Int
+    public var failed: Int
+    /// A dry run: the rooms that would go (the first ones, bounded).
+    public var rooms: [RoomID]?
+    public var error: String?
+
+    public init(
+        id: Int64, trigger: String, dryRun: Bool, status: String, idleBeforeMs: Int64, startedAtMs: Int64,
+        finishedAtMs: Int64? = nil, selected: Int = 0, examined: Int = 0, removed: Int = 0, failed: Int = 0,
+        rooms: [RoomID]? = nil, error: String? = nil
+    ) {
+        self.id = id
+        self.trigger = trigger
+        self.dryRun = dryRun
+        self.status = status
+        self.idleBeforeMs = idleBeforeMs
+        self.startedAtMs = startedAtMs
+        self.finishedAtMs = finishedAtMs
+        self.selected = selected
+        self.examined = examined
+        self.removed = removed
+        self.failed = failed
+        self.rooms = rooms
+        self.error = error
+    }
+}
+
+public struct MessageHistory: Codable, Sendable, Equatable {
+    public var room: RoomID
+    /// The room's highest stored id when the history was read (0 for none yet).
+    public var head: MessageID
+    public var messages: [ChatMessage]
+
+    public init(room: RoomID, head: MessageID, messages: [ChatMessage]) {
+        self.room = room
+        self.head = head
+        self.messages = messages
+    }
+}

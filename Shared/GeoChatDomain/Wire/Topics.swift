@@ -32,3 +32,18 @@ public enum Topics {
         presence, adminCommands, settings, bans,
     ]
 }
+
+/// Consumer groups: the members of one group share a topic's partitions, so
+/// each record is handled by one instance of the service.
+public enum ConsumerGroups {
+    public static let sessionCommands = "geochat-session"
+    public static let sessionPresence = "geochat-session-presence"
+    public static let adminCommands = "geochat-session-admin"
+    public static let roomsCommands = "geochat-rooms"
+    /// Messages and session ends, which count as visits and leaves.
+    public static let roomsActivity = "geochat-rooms-activity"
+    public static let messagingCommands = "geochat-messaging"
+    /// Room removals, whose messages messaging deletes.
+    public static let messagingRoomEvents = "geochat-messaging-rooms"
+    public static let expiryCommands = "geochat-expiry"
+}

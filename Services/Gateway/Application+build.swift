@@ -1,0 +1,84 @@
+import GeoChatBus
+import GeoChatDomain
+import GeoChatRuntime
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The gateway's state, built once from its settings and a command bus: over
+/// Kafka in `main`, in memory in the router tests.
+struct Gateway: Sendable {
+    let instance: String
+    let settings: GatewaySettings
+    let services: ServiceClients
+    let bans: BanList
+    let sessions: SessionDirectory
+    let messages: MessageReadModel
+    let presence: PresenceTracker
+    let limiter: RateLimiter
+    let logger: Logger
+
+    init(instance: String, settings: GatewaySettings, bus: any CommandBus, bans: BanList = BanList(), logger: Logger) {
+        self.instance = instance
+        self.settings = settings
+        self.services = ServiceClients(bus: bus, timeout: settings.requestTimeout)
+        self.bans = bans
+        self.sessions = SessionDirectory(backend: services, bans: bans)
+        self.messages = MessageReadModel(backend: services)
+        self.presence = PresenceTracker(gateway: instance)
+        self.limiter = RateLimiter(settings: settings.rateLimits)
+        self.logger = logger
+    }
+
+    /// Every route the gateway serves: the legacy protocol, the admin API, and
+    /// health, readiness, status and metrics.
+    func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self)
+        health.register(on: router)
+        let handler = LegacyHandler(
+            backend: services, sessions: sessions, messages: messages, presence: presence, lobby: LobbyLocator(),
+            settings: settings)
+        LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: logger).register(on: router)
+        // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
+        let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
+        AdminRoutes(
+            endpoints: AdminEndpoints(
+                backend: AdminBackend(services: adminServices, gateway: instance, logger: logger), sessions: sessions,
+                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), logger: logger),
+            pathPrefix: settings.pathPrefix
+        ).register(on: router)
+        return router
+    }
+
+    /// The HTTP server on `host:port`, as `main` runs it and the router tests test it.
+    func buildApplication(health: HealthRoutes, host: String, port: Int) -> some ApplicationProtocol {
+        Application(
+            router: buildRouter(health: health),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            logger: logger)
+    }
+
+    /// The gateway's housekeeping, every loop until shutdown.
+    func maintain() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Live rate settings reach the limiter within a second of arriving.
+                while !Task.isCancelled {
+                    limiter.update(settings.currentRateLimits)
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(30))
+                    messages.evictIdle()
+                    limiter.prune()
+                    presence.prune(olderThanMs: WallClock.nowMs() - 2 * settings.presenceTimeoutMs - 60_000)
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

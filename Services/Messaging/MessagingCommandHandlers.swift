@@ -1,0 +1,99 @@
+import GeoChatBus
+import GeoChatDomain
+import Logging
+
+/// The messaging service's command handlers. A `say` is answered only after
+/// its message is committed in PostgreSQL and published for every gateway.
+struct MessagingCommandHandlers: Sendable {
+    let store: any MessageStore
+    /// Asks the rooms service whether a room exists before its log is opened here.
+    let bus: any CommandBus
+    let events: any EventPublisher
+    let unpublished: UnpublishedMessages
+    let logger: Logger
+
+    var handlers: CommandHandlers {
+        var handlers = CommandHandlers(topic: Topics.messagingCommands)
+        handlers.on(Say.self) { try await say($0, $1) }
+        handlers.on(ReadHistory.self) { try await history($0, $1) }
+        handlers.on(RemoveRoomMessages.self) { command, _ in
+            guard command.rooms.count <= Limits.maxRoomBatch else {
+                throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+            }
+            let deleted = try await store.remove(rooms: command.rooms)
+            logger.info("room messages removed", metadata: ["rooms": "\(command.rooms.count)", "messages": "\(deleted)"])
+            return Done()
+        }
+        handlers.on(CountMessages.self) { command, _ in try await store.messageCounts(command.rooms) }
+        return handlers
+    }
+
+    func say(_ command: Say, _ context: CommandContext) async throws -> ChatMessage {
+        let text = try ChatText.validate(command.text, length: Limits.messageLength).get(field: "msg")
+        let append = {
+            try await store.append(
+                room: command.room, nick: command.nick, text: text, author: command.session, key: context.idempotencyKey,
+                commitBy: context.deadline.forCommit)
+        }
+        do {
+            // The common case costs one statement: the room's log is open here.
+            var appended = try await append()
+            if appended == nil {
+                guard case .open = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
+                appended = try await append()
+            }
+            guard let message = appended else { throw ProtocolError.noSuchChat }
+            await publishOrQueue(MessageStored(message: message, author: command.session))
+            logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
+            return message
+        } catch is DuplicateIdempotencyKey {
+            // A retry (client, gateway, or a redelivery during a rebalance, maybe
+            // on another instance): answer as the first time, and publish again in
+            // case the first attempt died between commit and publish.
+            guard let (earlier, author) = try await store.stored(key: context.idempotencyKey) else {
+                throw ProtocolError.unavailable
+            }
+            await publishOrQueue(MessageStored(message: earlier, author: author))
+            return earlier
+        }
+    }
+
+    func history(_ command: ReadHistory, _ context: CommandContext) async throws -> MessageHistory {
+        guard case .open(let head) = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
+        let messages = try await store.history(
+            room: command.room, head: head, after: command.after, limit: min(max(command.limit, 1), Limits.maxMessageLimit))
+        return MessageHistory(room: command.room, head: head, messages: messages)
+    }
+
+    /// The room's log, opened on first use after the rooms service confirmed the
+    /// room exists (the `created` event usually opened it already).
+    private func openLog(_ room: RoomID, _ context: CommandContext) async throws -> RoomLogState {
+        let state = try await store.state(of: room)
+        guard state == .unknown else { return state }
+        let deadline = context.deadline.forNestedRequest
+        guard !deadline.hasPassed() else { throw ProtocolError.unavailable }
+        do {
+            _ = try await bus.send(
+                LookupRoom(room: room), idempotencyKey: context.idempotencyKey + "/lookup", deadline: deadline)
+        } catch .refused(let error) {
+            throw error
+        } catch {
+            // Nothing was stored yet: the say may be retried as new.
+            throw ProtocolError.unavailable
+        }
+        try await store.open(room)
+        return try await store.state(of: room)
+    }
+
+    /// Stored is stored: a broker that refuses the event does not make the say an
+    /// error. The client gets its success, and the event goes out as soon as the
+    /// broker takes it again.
+    private func publishOrQueue(_ stored: MessageStored) async {
+        do { try await events.publish(stored) } catch {
+            unpublished.add(stored)
+            logger.warning(
+                "message stored, event not yet published",
+                metadata: ["room": "\(stored.message.room)", "id": "\(stored.message.id)", "error": "\(error)"])
+        }
+    }
+}

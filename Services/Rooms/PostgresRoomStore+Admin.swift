@@ -1,0 +1,51 @@
+import Foundation
+import GeoChatDomain
+import GeoChatPostgres
+import PostgresNIO
+
+/// The rooms service's queries for administration.
+extension PostgresRoomStore {
+    /// Rooms whose topic contains `search` (any case) or whose id it is; all when
+    /// empty. Most recently visited first. A scan: admin use only.
+    func adminList(search: String, limit: Int) async throws -> [AdminRoom] {
+        let rows = try await database.client.query(
+            """
+            SELECT r.id, r.x, r.y, r.z, r.topic, r.is_lobby, r.created_at, r.last_visited_at,
+                   (SELECT count(*) FROM rooms.memberships m WHERE m.room_id = r.id)
+            FROM rooms.rooms r
+            WHERE \(search) = '' OR strpos(lower(r.topic), lower(\(search))) > 0 OR r.id::text = \(search)
+            ORDER BY r.last_visited_at DESC, r.id DESC LIMIT \(limit)
+            """, logger: database.logger)
+        var rooms: [AdminRoom] = []
+        for try await (id, x, y, z, topic, lobby, created, visited, members) in rows.decode(
+            (Int64, Double, Double, Int16, String, Bool, Date, Date, Int64).self)
+        {
+            rooms.append(
+                AdminRoom(
+                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: created.epochMilliseconds,
+                    lastVisitedAtMs: visited.epochMilliseconds, members: Int(members)))
+        }
+        return rooms
+    }
+
+    /// Removes a room now, whatever its last visit (memberships go by cascade),
+    /// and keeps its id in `removed_rooms` so it is never reused.
+    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval {
+        try await database.client.withTransaction(logger: database.logger) { tx in
+            let rows = try await tx.query(
+                "DELETE FROM rooms.rooms WHERE id = \(room) AND NOT is_lobby RETURNING id", logger: database.logger)
+            var removed = false
+            for try await _ in rows.decode(Int64.self) { removed = true }
+            if removed {
+                try await tx.query(
+                    "INSERT INTO rooms.removed_rooms (id, reason) VALUES (\(room), \(reason)) ON CONFLICT DO NOTHING",
+                    logger: database.logger)
+                return .removed
+            }
+            let lobby = try await tx.query(
+                "SELECT 1 FROM rooms.rooms WHERE id = \(room) AND is_lobby", logger: database.logger)
+            for try await _ in lobby.decode(Int32.self) { return .lobby }
+            return .noSuchRoom
+        }
+    }
+}

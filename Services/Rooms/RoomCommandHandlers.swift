@@ -1,0 +1,101 @@
+import GeoChatBus
+import GeoChatDomain
+import Logging
+
+/// The rooms service's command handlers: change the tables, publish the event, answer.
+struct RoomCommandHandlers: Sendable {
+    let store: any RoomStore
+    let events: any EventPublisher
+    let logger: Logger
+
+    var handlers: CommandHandlers {
+        var handlers = CommandHandlers(topic: Topics.roomsCommands)
+        handlers.on(CreateRoom.self) { command, _ in try await create(command) }
+        handlers.on(FindRooms.self) { command, _ in try await store.region(command.query) }
+        handlers.on(LookupRoom.self) { command, _ in
+            guard let room = try await store.find(command.room) else { throw ProtocolError.noSuchChat }
+            return room
+        }
+        handlers.on(LocateLobby.self) { _, _ in
+            guard let room = try await store.lobby() else { throw ProtocolError.noSuchChat }
+            return room
+        }
+        handlers.on(JoinRoom.self) { command, _ in try await join(command) }
+        handlers.on(LeaveRoom.self) { command, _ in try await leave(command) }
+        handlers.on(ListMembers.self) { command, _ in
+            guard let members = try await store.members(command.room) else { throw ProtocolError.noSuchChat }
+            return members
+        }
+        handlers.on(SelectIdleRooms.self) { command, _ in
+            let page = min(max(command.limit, 1), Limits.maxRoomBatch)
+            return try await store.idleRooms(after: command.after, before: WallClock.date(command.idleBeforeMs), limit: page)
+        }
+        handlers.on(RemoveIdleRooms.self) { command, _ in try await removeIdle(command) }
+        handlers.on(ListRoomsForAdmin.self) { command, _ in
+            let text = command.search ?? ""
+            guard text.count <= 100 else { throw ProtocolError.bad("q", "is longer than 100 characters") }
+            return try await store.adminList(search: text, limit: min(max(command.limit, 1), 1000))
+        }
+        handlers.on(RemoveRoom.self) { command, _ in try await remove(command) }
+        return handlers
+    }
+
+    func create(_ command: CreateRoom) async throws -> RoomInfo {
+        let topic = try ChatText.validate(command.topic, length: Limits.topicLength).get(field: "topic")
+        let (room, isNew) = try await store.create(
+            session: command.session, position: command.position, zoom: command.zoom, topic: topic)
+        if isNew {
+            try await events.publish(RoomEvent.created(room))
+            logger.info(
+                "room created", metadata: ["room": "\(room.id)", "session": "\(command.session)", "z": "\(command.zoom.value)"])
+        }
+        return room
+    }
+
+    func join(_ command: JoinRoom) async throws -> Done {
+        guard try await store.join(command.room, session: command.session, nick: command.nick) else {
+            throw ProtocolError.noSuchChat
+        }
+        try await events.publish(RoomEvent.joined(room: command.room, session: command.session, nick: command.nick))
+        return Done()
+    }
+
+    func leave(_ command: LeaveRoom) async throws -> Done {
+        guard try await store.leave(command.room, session: command.session) else { throw ProtocolError.noSuchChat }
+        try await events.publish(RoomEvent.left(room: command.room, session: command.session))
+        return Done()
+    }
+
+    func removeIdle(_ command: RemoveIdleRooms) async throws -> [RoomID] {
+        guard command.rooms.count <= Limits.maxRoomBatch else {
+            throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+        }
+        guard (1...100).contains(command.reason.count) else {
+            throw ProtocolError.bad("reason", "must be 1 to 100 characters")
+        }
+        let outcome = try await store.removeIdleRooms(
+            command.rooms, before: WallClock.date(command.idleBeforeMs), reason: command.reason)
+        if !outcome.all.isEmpty {
+            // All of them, not only the new ones: a retry may follow a publish that never happened.
+            try await events.publish(RoomEvent.removedRooms(rooms: outcome.all, reason: command.reason))
+        }
+        logger.info(
+            "rooms removed",
+            metadata: ["count": "\(outcome.new.count)", "asked": "\(command.rooms.count)", "reason": "\(command.reason)"])
+        return outcome.all
+    }
+
+    func remove(_ command: RemoveRoom) async throws -> Done {
+        switch try await store.removeNow(command.room, reason: "admin") {
+        case .lobby:
+            throw ProtocolError(.badParam, "the lobby room cannot be removed")
+        case .noSuchRoom:
+            throw ProtocolError.noSuchChat
+        case .removed:
+            // Messaging deletes the messages and gateways answer 404 on this event.
+            try await events.publish(RoomEvent.removed(room: command.room, reason: "admin"))
+            logger.info("room removed", metadata: ["room": "\(command.room)", "reason": "admin", "admin": "\(command.by)"])
+            return Done()
+        }
+    }
+}

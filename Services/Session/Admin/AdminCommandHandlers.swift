@@ -1,0 +1,138 @@
+import Foundation
+import GeoChatBus
+import GeoChatDomain
+import HummingbirdBcrypt
+import Logging
+
+/// Runs administration commands: logins and tokens, bans, settings, the audit
+/// log. Changes to bans and settings are committed with their audit row, then
+/// published on their state topic, then answered.
+struct AdminCommandHandlers: Sendable {
+    let store: AdminStore
+    let state: StateBroadcaster
+    let tokenLifetimeSeconds: Int
+    let loginFailureLimit: Int
+    /// Checked against when the name is unknown, so a miss costs as long as a hit
+    /// (no timing answer to "does this admin exist"). Made with the configured cost.
+    let decoyHash: String
+    let logger: Logger
+
+    var handlers: CommandHandlers {
+        var handlers = CommandHandlers(topic: Topics.adminCommands)
+        handlers.on(LogIn.self) { command, context in
+            try await login(name: command.name, password: command.password, gateway: context.requester)
+        }
+        handlers.on(Authenticate.self) { command, _ in
+            guard let identity = try await store.identity(tokenHash: command.tokenHash) else {
+                return .refused("the token is unknown, expired or revoked")
+            }
+            return .granted(identity)
+        }
+        handlers.on(LogOut.self) { try await logout($0, gateway: $1.requester) }
+        handlers.on(ListLiveSessions.self) { command, _ in
+            if let nick = command.nick, !nick.isEmpty, Nickname(nick) == nil {
+                throw ProtocolError.bad("nick", "is not a nickname prefix (letters, digits, _)")
+            }
+            return try await store.liveSessions(nickPrefix: command.nick, limit: min(max(command.limit, 1), 1000))
+        }
+        handlers.on(ListBans.self) { _, _ in try await store.allBans().filter(\.active) }
+        handlers.on(PlaceBan.self) { try await ban($0, gateway: $1.requester) }
+        handlers.on(LiftBan.self) { try await unban($0, gateway: $1.requester) }
+        handlers.on(ReadSettings.self) { _, _ in try await store.settings() }
+        handlers.on(ChangeSettings.self) { try await change($0, gateway: $1.requester) }
+        handlers.on(RecordAudit.self) { command, context in
+            var entry = command.entry
+            entry.gateway = context.requester
+            try await store.record(entry)
+            return entry
+        }
+        handlers.on(ReadAuditLog.self) { command, _ in try await store.auditLog(limit: min(max(command.limit, 1), 1000)) }
+        return handlers
+    }
+
+    func logout(_ command: LogOut, gateway: String) async throws -> AdminIdentity {
+        try await store.revoke(tokenHash: command.tokenHash)
+        try await store.record(
+            AuditEntry(actor: command.admin, action: "logout", target: command.admin, outcome: "ok", gateway: gateway))
+        logger.info("admin logged out", metadata: ["admin": "\(command.admin)"])
+        return AdminIdentity(name: command.admin, expiresAtMs: WallClock.nowMs())
+    }
+
+    func ban(_ command: PlaceBan, gateway: String) async throws -> Ban {
+        let (target, by) = (command.target, command.by)
+        guard command.reason.count <= 200 else { throw ProtocolError.bad("reason", "is longer than 200 characters") }
+        let audit = AuditEntry(actor: by, action: "ban", target: "\(target)", outcome: "ok", detail: command.reason, gateway: gateway)
+        let ban = try await store.ban(target, reason: command.reason, by: by, audit: audit)
+        try await state.publish(ban)
+        logger.info("banned", metadata: ["admin": "\(by)", "target": "\(target)"])
+        return ban
+    }
+
+    func unban(_ command: LiftBan, gateway: String) async throws -> Ban {
+        let (target, by) = (command.target, command.by)
+        let audit = AuditEntry(actor: by, action: "unban", target: "\(target)", outcome: "ok", gateway: gateway)
+        guard let ban = try await store.unban(target, by: by, audit: audit) else {
+            try await store.record(
+                AuditEntry(actor: by, action: "unban", target: "\(target)", outcome: "refused", detail: "not banned", gateway: gateway))
+            throw ProtocolError(.badParam, "\(target) is not banned")
+        }
+        try await state.publish(ban)
+        logger.info("ban lifted", metadata: ["admin": "\(by)", "target": "\(target)"])
+        return ban
+    }
+
+    func change(_ command: ChangeSettings, gateway: String) async throws -> [SettingValue] {
+        let (changes, by) = (command.changes, command.by)
+        let detail = changes.keys.sorted().map { "\($0.prefix(64))=\(changes[$0]!)" }.joined(separator: " ")
+        let checked: [SettingName: Int]
+        do {
+            checked = try SettingsCatalog.validate(changes)
+        } catch {
+            try await store.record(
+                AuditEntry(actor: by, action: "settings", target: "settings", outcome: "refused", detail: "\(detail): \(error.text)", gateway: gateway))
+            throw error
+        }
+        let audit = AuditEntry(actor: by, action: "settings", target: "settings", outcome: "ok", detail: detail, gateway: gateway)
+        for setting in try await store.change(checked, by: by, audit: audit) { try await state.publish(setting) }
+        logger.info("settings changed", metadata: ["admin": "\(by)", "changes": "\(detail)"])
+        return try await store.settings()
+    }
+
+    func login(name rawName: String, password: String, gateway: String) async throws -> AdminAuthentication<AdminLogin> {
+        let target = AdminStore.clip(rawName, 64)
+        func audit(_ outcome: String, _ detail: String = "") async throws {
+            try await store.record(AuditEntry(actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway))
+        }
+        let limit = try await store.setting(.adminLoginFailures) ?? loginFailureLimit
+        if try await store.recentLoginFailures(name: target) >= limit {
+            try await audit("throttled")
+            logger.warning("admin login throttled", metadata: ["admin": "\(target)"])
+            throw ProtocolError(.rateLimited, "too many failed logins for this name; try again in a few minutes")
+        }
+        let name = AdminName(rawName)
+        var stored: String?
+        if let name { stored = try await store.passwordHash(of: name) }
+        let hash = stored ?? decoyHash
+        let matches = try await Self.offloadedVerify(password, hash: hash)
+        guard let name, stored != nil, matches, password.utf8.count <= AdminPassword.length.upperBound else {
+            try await audit("denied")
+            logger.notice("admin login denied", metadata: ["admin": "\(target)"])
+            return .refused("wrong name or password")
+        }
+        let token = BearerToken.generate()
+        let expires = try await store.issueToken(
+            hash: BearerToken.hash(token)!, admin: name, lifetimeSeconds: tokenLifetimeSeconds)
+        try await audit("ok")
+        logger.info("admin logged in", metadata: ["admin": "\(name)"])
+        return .granted(AdminLogin(token: token, name: name.value, expiresAtMs: expires))
+    }
+
+    /// bcrypt takes tens to hundreds of milliseconds of CPU: off the cooperative threads.
+    static func offloadedVerify(_ password: String, hash: String) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Bcrypt.verify(password, hash: hash))
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import GeoChatDomain
+
+/// Sends commands to the services that own them and returns their typed replies:
+/// over Kafka in a running service (`KafkaCommandBus`), straight to handlers in
+/// unit tests (`InMemoryCommandBus`).
+public protocol CommandBus: Sendable {
+    /// `idempotencyKey` is the same for every retry of one action: the owner does it once.
+    func send<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline
+    ) async throws(RequestError) -> Command.Reply
+}
+
+extension CommandBus {
+    /// A command with its own fresh idempotency key, answered within `timeout`.
+    public func send<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String = IdempotencyKey.random(), within timeout: Duration
+    ) async throws(RequestError) -> Command.Reply {
+        try await send(command, idempotencyKey: idempotencyKey, deadline: .after(timeout))
+    }
+}
+
+public enum IdempotencyKey {
+    /// 128 random bits.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next(), radix: 36) + "-" + String(generator.next(), radix: 36)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GeoChatDomain
+import Logging
+
+/// What a handler knows of a request besides its command.
+public struct CommandContext: Sendable {
+    public var idempotencyKey: String
+    public var correlationID: String
+    public var deadline: Deadline
+    /// The requesting instance, named by its reply topic (audit rows say which gateway).
+    public var requester: String
+
+    public init(idempotencyKey: String, correlationID: String = "", deadline: Deadline, requester: String = "") {
+        self.idempotencyKey = idempotencyKey
+        self.correlationID = correlationID
+        self.deadline = deadline
+        self.requester = requester
+    }
+}
+
+/// A service's handlers for the commands of one topic, by command name, and
+/// the one place a request becomes a reply: the schema and deadline checks, the
+/// time a handler gets, and which failures the requester is told about how.
+public struct CommandHandlers: Sendable {
+    public typealias Handler<Command: WireCommand> = @Sendable (Command, CommandContext) async throws -> Command.Reply
+
+    public let topic: String
+    private var table: [String: @Sendable (RequestHeader, Data, Logger) async -> Outcome] = [:]
+
+    public init(topic: String) { self.topic = topic }
+
+    /// Registers the handler of one command type. Handlers throw a `ProtocolError`
+    /// to refuse; anything else they throw is answered `unavailable`.
+    public mutating func on<Command: WireCommand>(_ type: Command.Type, _ handler: @escaping Handler<Command>) {
+        precondition(Command.topic == topic, "\(Command.name) belongs on \(Command.topic), not \(topic)")
+        precondition(table[Command.name] == nil, "two handlers for \(Command.name)")
+        table[Command.name] = { header, bytes, logger in
+            let envelope: RequestEnvelope<Command>
+            do { envelope = try JSONDecoder().decode(RequestEnvelope<Command>.self, from: bytes) } catch {
+                return .dropped(.undecodable, "\(error)")
+            }
+            let context = CommandContext(
+                idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
+                deadline: Deadline(epochMs: envelope.deadlineMs),
+                requester: String(envelope.replyTo.dropFirst(Topics.replies(instance: "").count)))
+            let result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
+            let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
+            guard let encoded = try? JSONEncoder().encode(reply) else { return .dropped(.undecodable, "reply not encodable") }
+            return .answered(Array(encoded), failed: (try? result.get()) == nil)
+        }
+    }
+
+    public var commandNames: [String] { table.keys.sorted() }
+
+    public enum DropReason: String, Sendable {
+        case undecodable, schema, deadline, unknownCommand = "unknown_command"
+    }
+
+    public enum Outcome: Sendable {
+        case answered([UInt8], failed: Bool)
+        case dropped(DropReason, String)
+    }
+
+    /// Runs the command in `bytes` (a `RequestEnvelope`). A command past its
+    /// deadline is dropped unanswered: its requester has already told the client
+    /// "unavailable, nothing was done", so it must stay undone.
+    public func handle(_ bytes: [UInt8], logger: Logger) async -> (header: RequestHeader?, outcome: Outcome) {
+        let data = Data(bytes)
+        let header: RequestHeader
+        do { header = try JSONDecoder().decode(RequestHeader.self, from: data) } catch {
+            return (nil, .dropped(.undecodable, "\(error)"))
+        }
+        guard header.schema == RequestHeader.schemaName else { return (header, .dropped(.schema, header.schema)) }
+        guard !Deadline(epochMs: header.deadlineMs).hasPassed() else { return (header, .dropped(.deadline, "")) }
+        guard let run = table[header.commandName] else { return (header, .dropped(.unknownCommand, header.commandName)) }
+        return (header, await run(header, data, logger))
+    }
+
+    /// Runs `work` within the time its requester still waits. Protocol errors go
+    /// back as they are; anything else (PostgreSQL away) is `unavailable`, so
+    /// the client may retry — but work that ran out of time may yet commit, so
+    /// that is "outcome unknown", never "nothing was done".
+    static func answer<Reply: Sendable>(
+        _ context: CommandContext, logger: Logger, _ work: @escaping @Sendable () async throws -> Reply
+    ) async -> Result<Reply, ProtocolError> {
+        let workDeadline = context.deadline.forWork
+        guard !workDeadline.hasPassed() else { return .failure(.unavailable) }
+        do {
+            return .success(try await bounded(by: workDeadline.remaining(), work))
+        } catch let error as ProtocolError {
+            return .failure(error)
+        } catch is DeadlineExceeded {
+            logger.warning("command ran out of time", metadata: ["correlation": "\(context.correlationID)"])
+            return .failure(.outcomeUnknown)
+        } catch {
+            logger.warning(
+                "command failed; answering unavailable",
+                metadata: ["correlation": "\(context.correlationID)", "error": "\(String(reflecting: error))"])
+            return .failure(.unavailable)
+        }
+    }
+}

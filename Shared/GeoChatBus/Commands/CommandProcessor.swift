@@ -1,0 +1,57 @@
+import GeoChatDomain
+import GeoChatKafka
+import Logging
+
+/// The owning side of request/reply: reads a command topic as a member of the
+/// service's consumer group, runs each command through its handler, answers on
+/// its `replyTo` topic, and only then counts the record processed.
+public struct CommandProcessor: Sendable {
+    let consumer: KafkaConsumer
+    let producer: any RecordSender
+    let handlers: CommandHandlers
+    let logger: Logger
+
+    public init(consumer: KafkaConsumer, producer: any RecordSender, handlers: CommandHandlers, logger: Logger) {
+        self.consumer = consumer
+        self.producer = producer
+        self.handlers = handlers
+        self.logger = logger
+    }
+
+    /// Commands of one key (room, session) run in order; different keys run side
+    /// by side (see `KeyLanes`). Offsets are committed once every earlier command
+    /// of their partition is done too.
+    public func run() async {
+        var records = consumer.records.makeAsyncIterator()
+        await KeyLanes(maxInFlight: 256).run(
+            next: { await records.next() }, { record in await process(record) },
+            committable: { [consumer] record in consumer.markProcessed(record) })
+    }
+
+    private func process(_ record: KafkaRecord) async {
+        let started = ContinuousClock.now
+        let (header, outcome) = await handlers.handle(record.value, logger: logger)
+        switch outcome {
+        case .dropped(let reason, let detail):
+            BusMetrics.commandsDropped[reason.rawValue].increment()
+            logger.log(
+                level: reason == .deadline ? .info : .error, "dropping command",
+                metadata: [
+                    "reason": "\(reason.rawValue)", "topic": "\(record.topic)", "offset": "\(record.offset)",
+                    "correlation": "\(header?.correlationID ?? "")", "detail": "\(detail)",
+                ])
+        case .answered(let reply, let failed):
+            guard let header else { return }
+            BusMetrics.commandDuration[header.commandName].record(since: started)
+            BusMetrics.commandsHandled[header.commandName].increment()
+            if failed { BusMetrics.commandErrors[header.commandName].increment() }
+            do {
+                try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
+            } catch {
+                // The requester times out and answers "outcome unknown"; the work is
+                // done and idempotent, so a client retry gets the same answer.
+                logger.warning("reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import GeoChatDomain
+import Logging
+import Synchronization
+
+/// A command bus without Kafka, for unit tests: a command goes through the same
+/// encoding, handler lookup, deadline and error mapping as over Kafka, straight
+/// to the handlers registered for its topic. Records what was sent.
+public final class InMemoryCommandBus: CommandBus {
+    private let handlers: Mutex<[String: CommandHandlers]>
+    private let sent = Mutex<[(name: String, key: String)]>([])
+    private let logger: Logger
+
+    public init(_ handlers: [CommandHandlers] = [], logger: Logger = Logger(label: "in-memory-bus")) {
+        self.handlers = Mutex(Dictionary(handlers.map { ($0.topic, $0) }) { _, last in last })
+        self.logger = logger
+    }
+
+    /// Adds (or replaces) the handlers of one topic.
+    public func register(_ topicHandlers: CommandHandlers) {
+        handlers.withLock { $0[topicHandlers.topic] = topicHandlers }
+    }
+
+    /// The names and partition keys of the commands sent so far, in order.
+    public var sentCommands: [(name: String, key: String)] { sent.withLock { $0 } }
+
+    public func send<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline
+    ) async throws(RequestError) -> Command.Reply {
+        sent.withLock { $0.append((Command.name, command.partitionKey ?? idempotencyKey)) }
+        guard let topicHandlers = handlers.withLock({ $0[Command.topic] }) else {
+            throw .timedOut  // nobody reads that topic
+        }
+        let envelope = RequestEnvelope(
+            correlationID: UUID().uuidString, idempotencyKey: idempotencyKey, replyTo: Topics.replies(instance: "memory"),
+            deadlineMs: deadline.epochMs, command: command)
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }
+        switch await topicHandlers.handle(bytes, logger: logger).outcome {
+        case .dropped(let reason, _) where reason == .deadline || reason == .unknownCommand:
+            throw .timedOut
+        case .dropped(let reason, let detail):
+            throw .unexpectedReply("\(reason.rawValue): \(detail)")
+        case .answered(let record, _):
+            let reply: ReplyEnvelope<Command.Reply>
+            do { reply = try JSONDecoder().decode(ReplyEnvelope<Command.Reply>.self, from: Data(record)) } catch {
+                throw .unexpectedReply("\(error)")
+            }
+            if let error = reply.error { throw .refused(error) }
+            guard let body = reply.reply else { throw .unexpectedReply("reply without body") }
+            return body
+        }
+    }
+}

@@ -1,0 +1,156 @@
+/// The rooms service's commands (topic `geochat.rooms.commands`), keyed by room
+/// id; a create by its creator's session, reads that need no order by their key.
+
+public struct CreateRoom: RoomsWireCommand {
+    public typealias Reply = RoomInfo
+    public static let name = "create"
+    public var session: SessionID
+    public var position: MercatorPoint
+    public var zoom: ZoomLevel
+    public var topic: String
+    public var partitionKey: String? { session.value }
+
+    public init(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) {
+        self.session = session
+        self.position = position
+        self.zoom = zoom
+        self.topic = topic
+    }
+}
+
+/// Rooms in a box and zoom range, most recently visited first, at most `query.cap`.
+public struct FindRooms: RoomsWireCommand {
+    public typealias Reply = [RoomInfo]
+    public static let name = "region"
+    public var query: RegionQuery
+    public var partitionKey: String? { nil }
+
+    public init(_ query: RegionQuery) { self.query = query }
+}
+
+public struct LookupRoom: RoomsWireCommand {
+    public typealias Reply = RoomInfo
+    public static let name = "lookup"
+    public var room: RoomID
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID) { self.room = room }
+}
+
+public struct LocateLobby: RoomsWireCommand {
+    public typealias Reply = RoomInfo
+    public static let name = "lobby"
+    public var partitionKey: String? { "lobby" }
+
+    public init() {}
+}
+
+public struct JoinRoom: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "join"
+    public var room: RoomID
+    public var session: SessionID
+    public var nick: String
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID, session: SessionID, nick: String) {
+        self.room = room
+        self.session = session
+        self.nick = nick
+    }
+}
+
+public struct LeaveRoom: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "leave"
+    public var room: RoomID
+    public var session: SessionID
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID, session: SessionID) {
+        self.room = room
+        self.session = session
+    }
+}
+
+/// A room's members as the rooms service knows them; presence is judged by gateways.
+public struct ListMembers: RoomsWireCommand {
+    public typealias Reply = [Member]
+    public static let name = "members"
+    public var room: RoomID
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID) { self.room = room }
+}
+
+/// Expiry's selection, page by page: ids above `after` whose last visit is
+/// before `idleBeforeMs`, ascending (never the lobby).
+public struct SelectIdleRooms: RoomsWireCommand {
+    public typealias Reply = [RoomID]
+    public static let name = "idleRoomsAfter"
+    public var after: RoomID
+    public var idleBeforeMs: Int64
+    public var limit: Int
+    /// The expiry job asking: its commands run in order.
+    public var job: Int64
+    public var partitionKey: String? { "expiry-\(job)" }
+
+    public init(after: RoomID, idleBeforeMs: Int64, limit: Int, job: Int64) {
+        self.after = after
+        self.idleBeforeMs = idleBeforeMs
+        self.limit = limit
+        self.job = job
+    }
+}
+
+/// Expiry's batch removal: removes those of `rooms` still idle since
+/// `idleBeforeMs` (checked again in the same transaction) with their
+/// memberships, tombstoned under `reason`. Answered with every one of `rooms`
+/// removed under `reason`, now or by an earlier attempt, so a retry after a
+/// lost reply learns the whole outcome.
+public struct RemoveIdleRooms: RoomsWireCommand {
+    public typealias Reply = [RoomID]
+    public static let name = "removeIdleRooms"
+    public var rooms: [RoomID]
+    public var idleBeforeMs: Int64
+    public var reason: String
+    public var job: Int64
+    public var partitionKey: String? { "expiry-\(job)" }
+
+    public init(rooms: [RoomID], idleBeforeMs: Int64, reason: String, job: Int64) {
+        self.rooms = rooms
+        self.idleBeforeMs = idleBeforeMs
+        self.reason = reason
+        self.job = job
+    }
+}
+
+/// Administration: rooms whose topic contains `search` (or whose id it is), most
+/// recently visited first, with their visit times and membership counts.
+public struct ListRoomsForAdmin: RoomsWireCommand {
+    public typealias Reply = [AdminRoom]
+    public static let name = "adminList"
+    public var search: String?
+    public var limit: Int
+    public var partitionKey: String? { nil }
+
+    public init(search: String?, limit: Int) {
+        self.search = search
+        self.limit = limit
+    }
+}
+
+/// Administration: removes a room now (never the lobby); memberships go with it,
+/// the `removed` event makes messaging delete its messages.
+public struct RemoveRoom: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "adminRemove"
+    public var room: RoomID
+    public var by: String
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID, by: String) {
+        self.room = room
+        self.by = by
+    }
+}

@@ -1,0 +1,186 @@
+import GeoChatBus
+import GeoChatDomain
+import GeoChatKafka
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Runs one GeoChat executable. A service's `main` declares what it owns and
+/// does — its migrations, the command handlers it serves, the topics it
+/// follows, its loops and what else readiness needs — and calls `run()`.
+///
+/// Start-up is the same everywhere: migrations, the shared topics, every
+/// consumer positioned (retrying while the broker is away), then every
+/// component runs side by side as a lifecycle `Service` until SIGTERM/SIGINT;
+/// then consumers close (committing offsets), the command bus stops, the
+/// producer flushes. `/ready` and `/status` read one readiness rule: started,
+/// the reply path works (if the service sends commands), every command group
+/// joined, and whatever the service added with `readyWhen`.
+public struct ServiceHost: Sendable {
+    public let environment: ServiceEnvironment
+    public let producer: KafkaProducer
+    public let events: KafkaEventPublisher
+    public var logger: Logger { environment.logger }
+    public var configuration: Configuration { environment.configuration }
+
+    private var bus: KafkaCommandBus?
+    private var resources: [any Service] = []
+    private var migrations: [@Sendable () async throws -> Void] = []
+    private var consumers: [KafkaConsumer] = []
+    private var components: [HostedComponent] = []
+    private let readiness = Readiness()
+    private var details: [@Sendable () -> [String: String]] = []
+    private var application: (@Sendable (HealthRoutes) -> any Service)?
+
+    public init(service: String, defaultPort: Int, configuration: Configuration = Configuration()) throws {
+        try self.init(
+            environment: ServiceEnvironment(service: service, defaultPort: defaultPort, configuration: configuration))
+    }
+
+    /// For a main that reads its environment first (a sub-command that runs instead of the service).
+    public init(environment: ServiceEnvironment) throws {
+        self.environment = environment
+        producer = try KafkaProducer(settings: environment.kafka, logger: environment.logger)
+        events = KafkaEventPublisher(sender: producer)
+    }
+
+    /// The bus this service sends commands on (one reply topic per instance).
+    public mutating func commandBus() throws -> KafkaCommandBus {
+        if let bus { return bus }
+        let made = try KafkaCommandBus(
+            instance: environment.instanceID, settings: environment.kafka, producer: producer, logger: logger)
+        bus = made
+        readiness.add { made.isReady }
+        return made
+    }
+
+    /// A lifecycle service run beside the components for the process's life (a database pool).
+    public mutating func uses(_ resource: any Service) { resources.append(resource) }
+
+    /// A schema migration, run before any consumer starts.
+    public mutating func migrates(_ migrate: @escaping @Sendable () async throws -> Void) { migrations.append(migrate) }
+
+    /// Serves the commands of `handlers.topic` as a member of `group`.
+    public mutating func handles(_ handlers: CommandHandlers, group: String) throws {
+        let consumer = try consumer([handlers.topic], .group(group), pace: .interactive)
+        readiness.add { consumer.holdsPartitions }
+        let processor = CommandProcessor(consumer: consumer, producer: producer, handlers: handlers, logger: logger)
+        runs("commands \(handlers.topic)") { await processor.run() }
+    }
+
+    /// A consumer the host starts after the migrations, follows through a broker
+    /// that lost its topics (tail and replay modes), and closes at shutdown.
+    public mutating func consumer(
+        _ topics: [String], _ mode: KafkaConsumer.Mode, pace: KafkaConsumer.Pace
+    ) throws -> KafkaConsumer {
+        let consumer = try KafkaConsumer(settings: environment.kafka, topics: topics, mode: mode, pace: pace, logger: logger)
+        consumers.append(consumer)
+        if case .group = mode {} else {
+            runs("follow \(topics.joined(separator: ","))") { await consumer.followRecreatedTopics() }
+        }
+        return consumer
+    }
+
+    /// A loop that runs from start-up until shutdown.
+    public mutating func runs(_ name: String, _ body: @escaping @Sendable () async throws -> Void) {
+        components.append(HostedComponent(name: name, body: body))
+    }
+
+    /// A further condition of readiness (a state topic loaded).
+    public func readyWhen(_ condition: @escaping @Sendable () -> Bool) { readiness.add(condition) }
+
+    /// The one readiness rule, for loops that wait for it (`/ready` answers the same).
+    public var isReady: @Sendable () -> Bool { { [readiness] in readiness.isReady } }
+
+    /// Figures `/status` shows besides the assignments.
+    public mutating func reports(_ status: @escaping @Sendable () -> [String: String]) { details.append(status) }
+
+    /// Replaces the small health server by the service's own HTTP application,
+    /// which must register the health routes it is given.
+    public mutating func serves(_ makeApplication: @escaping @Sendable (HealthRoutes) -> any Service) {
+        application = makeApplication
+    }
+
+    public func run() async throws {
+        let isReady = self.isReady
+        let health = HealthRoutes(isReady: isReady) { [environment, consumers, details] in
+            ServiceStatus(
+                service: environment.service, instance: environment.instanceID, ready: isReady(),
+                assignments: consumers.flatMap { $0.assignment() },
+                details: details.reduce(into: [:]) { all, more in all.merge(more()) { _, new in new } })
+        }
+        let http =
+            application?(health)
+            ?? adminServer(health: health, host: environment.httpHost, port: environment.httpPort, logger: logger)
+        let worker = Worker(environment.service, body: { [self] in
+            try await startUp()
+            readiness.markStarted()
+            logger.info("\(environment.service) ready to start", metadata: ["http_port": "\(environment.httpPort)"])
+            await runComponents()
+        }, shutdown: { [consumers, bus, producer] in
+            for consumer in consumers { await consumer.close() }
+            await bus?.shutdown()
+            producer.close()
+        })
+        try await runServiceGroup(resources + [worker, http], logger: logger)
+    }
+
+    private func startUp() async throws {
+        for migrate in migrations { try await migrate() }
+        let topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: logger)
+        try await topics.ensureRetrying(Topics.shared)
+        for consumer in consumers {
+            while true {
+                do {
+                    try await consumer.start()
+                    break
+                } catch {
+                    logger.warning("consumer not positioned yet, retrying", metadata: ["error": "\(error)"])
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    /// Every component side by side; when one ends (cancelled at shutdown), all do.
+    private func runComponents() async {
+        let topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: logger)
+        var all = components
+        all.append(HostedComponent(name: "topics") { await topics.keep(Topics.shared) })
+        if let bus { all.append(HostedComponent(name: "command bus") { try await bus.run() }) }
+        await withTaskGroup(of: Void.self) { group in
+            for component in all {
+                group.addTask { [logger] in
+                    do { try await component.run() } catch is CancellationError {} catch {
+                        logger.error("\(component.name) stopped", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// Started, and every condition holds.
+final class Readiness: Sendable {
+    private let started = Atomic<Bool>(false)
+    private let conditions = Mutex<[@Sendable () -> Bool]>([])
+
+    func add(_ condition: @escaping @Sendable () -> Bool) { conditions.withLock { $0.append(condition) } }
+
+    func markStarted() { started.store(true, ordering: .releasing) }
+
+    var isReady: Bool {
+        started.load(ordering: .acquiring) && conditions.withLock { $0 }.allSatisfy { $0() }
+    }
+}
+
+/// One of a service's loops, as a lifecycle `Service`.
+struct HostedComponent: Service {
+    let name: String
+    let body: @Sendable () async throws -> Void
+
+    func run() async throws { try await body() }
+}

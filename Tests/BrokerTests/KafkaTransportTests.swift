@@ -1,0 +1,183 @@
+import Foundation
+import GeoChatDomain
+import GeoChatBus
+import GeoChatKafka
+import Logging
+import XCTest
+
+/// These talk to a real Kafka-protocol broker (Tansu, started by deploy/test.sh).
+final class KafkaTransportTests: XCTestCase {
+    var settings: KafkaSettings!
+    let logger = Logger(label: "kafka-tests")
+
+    override func setUpWithError() throws {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set: run these through deploy/test.sh")
+            }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+    }
+
+    func uniqueTopic(_ name: String) -> String { "test.\(name).\(UUID().uuidString.prefix(8))" }
+
+    func testTailConsumerSeesEveryRecordInKeyOrder() async throws {
+        let topic = uniqueTopic("tail")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic])
+        let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        try await consumer.start()
+        for i in 0..<40 {
+            try await producer.send(topic: topic, key: "room-\(i % 4)", value: Array("\(i)".utf8), partition: nil)
+        }
+        var byKey: [String: [Int]] = [:]
+        var count = 0
+        for await record in consumer.records {
+            byKey[record.keyString!, default: []].append(Int(String(decoding: record.value, as: UTF8.self))!)
+            count += 1
+            if count == 40 { break }
+        }
+        await consumer.close()
+        XCTAssertEqual(byKey.count, 4)
+        for (key, values) in byKey {
+            let k = Int(key.dropFirst(5))!
+            XCTAssertEqual(values, Array(stride(from: k, to: 40, by: 4)), "records of one key keep their order")
+        }
+    }
+
+    func testCreatingTopicsTwiceIsFine() async throws {
+        let topic = uniqueTopic("twice")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        try provisioner.ensure([topic])
+        try provisioner.ensure([topic])
+    }
+
+    func testGroupCommitsOnlyWhatWasProcessed() async throws {
+        let topic = uniqueTopic("commit")
+        let group = "test-group-\(UUID().uuidString.prefix(8))"
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 1)
+        for i in 0..<10 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8), partition: 0) }
+
+        let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        try await first.start()
+        var iterator = first.records.makeAsyncIterator()
+        for expected in 0..<5 {
+            let next = await iterator.next()
+            let record = try XCTUnwrap(next)
+            XCTAssertEqual(String(decoding: record.value, as: UTF8.self), "\(expected)")
+            first.markProcessed(record)
+        }
+        _ = await iterator.next()  // read but never processed: must be delivered again
+        await first.close()
+
+        let second = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        try await second.start()
+        var again = second.records.makeAsyncIterator()
+        let next = await again.next()
+        let record = try XCTUnwrap(next)
+        XCTAssertEqual(String(decoding: record.value, as: UTF8.self), "5")
+        await second.close()
+    }
+
+    func testTwoGroupMembersShareThePartitions() async throws {
+        let topic = uniqueTopic("share")
+        let group = "test-share-\(UUID().uuidString.prefix(8))"
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 4)
+        let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        try await a.start()
+        try await b.start()
+        // Assignments are handed out while the members poll.
+        let pollA = Task { for await _ in a.records {} }
+        let pollB = Task { for await _ in b.records {} }
+        var shared = false
+        for _ in 0..<150 {
+            let pa = a.assignment().flatMap(\.partitions), pb = b.assignment().flatMap(\.partitions)
+            if !pa.isEmpty, !pb.isEmpty, Set(pa).isDisjoint(with: pb), Set(pa + pb) == [0, 1, 2, 3] {
+                shared = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertTrue(shared, "a: \(a.assignment()), b: \(b.assignment())")
+        pollA.cancel()
+        pollB.cancel()
+        await a.close()
+        await b.close()
+    }
+
+    func testRequestReplyAnswersRefusesAndTimesOut() async throws {
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([Probe.topic])
+        let bus = try KafkaCommandBus(
+            instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
+        let busTask = Task { try await bus.run() }
+        let owner = try KafkaConsumer(
+            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive, logger: logger)
+        try await owner.start()
+        var handlers = CommandHandlers(topic: Probe.topic)
+        handlers.on(Probe.self) { probe, context in
+            switch probe.value {
+            case 404: throw ProtocolError.noSuchChat
+            case 999: try await Task.sleep(for: .seconds(2))
+            default: break
+            }
+            return Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
+        }
+        let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)
+        let ownerTask = Task { await processor.run() }
+        for _ in 0..<100 where !bus.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        XCTAssertTrue(bus.isReady)
+
+        // The group's first assignment takes a moment: retry the first request.
+        var answer: Probe.Answer?
+        for _ in 0..<10 where answer == nil {
+            answer = try? await bus.send(Probe(value: 7), idempotencyKey: "k7", within: .seconds(2))
+        }
+        XCTAssertEqual(answer, Probe.Answer(value: 14, idempotencyKey: "k7"))
+
+        do {
+            _ = try await bus.send(Probe(value: 404), idempotencyKey: "k404", within: .seconds(2))
+            XCTFail("expected a refusal")
+        } catch {
+            XCTAssertEqual(error, .refused(.noSuchChat))
+        }
+
+        let started = ContinuousClock.now
+        do {
+            _ = try await bus.send(Probe(value: 999), idempotencyKey: "k999", within: .milliseconds(500))
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error, .timedOut)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(1500), "a timeout answers at its deadline")
+
+        ownerTask.cancel()
+        busTask.cancel()
+        await owner.close()
+        await bus.shutdown()
+    }
+}
+
+/// A command of the tests' own, on a topic of this test run's own.
+struct Probe: WireCommand {
+    struct Answer: Codable, Sendable, Equatable {
+        var value: Int
+        var idempotencyKey: String
+    }
+    typealias Reply = Answer
+    static let name = "probe"
+    static let topic = "geochat.test.probe." + UUID().uuidString.prefix(8).lowercased()
+    var value: Int
+    var partitionKey: String? { String(value) }
+}
