@@ -1,5 +1,5 @@
 """Helpers for the expiry tests: commands to the services over the real Kafka
-broker (the same envelopes the Swift RequestClient sends, with a reply topic of
+broker (the same envelopes the Swift KafkaCommandBus sends, with a reply topic of
 our own), and rooms inserted in bulk by SQL, backdated past an idle limit."""
 import json
 import time
@@ -67,7 +67,7 @@ class Commands:
     def request(self, topic, key, command, **kwargs):
         return self.reply(self.send(topic, key, command, **kwargs))
 
-    # The expiry service's commands (ExpiryCommand in Shared/GeoChatDomain/Wire/Commands.swift).
+    # The expiry service's commands (Shared/GeoChatDomain/Wire/ExpiryCommands.swift).
 
     def start_run(self, dry_run, idle_limit_s, requested_by, **kwargs):
         command = {"startRun": {"dryRun": dry_run, "requestedBy": requested_by}}
@@ -80,8 +80,8 @@ class Commands:
 
     def jobs(self, limit):
         reply = self.request(EXPIRY_TOPIC, "expiry", {"jobs": {"limit": limit}})
-        assert "body" in reply, reply
-        return reply["body"]["expiryJobs"]["_0"]
+        assert "reply" in reply, reply
+        return reply["reply"]
 
     def start_own_run(self, dry_run, idle_limit_s, requested_by, timeout=60):
         """Starts a run of our own: while another job runs (the 2 s schedule's),
@@ -105,8 +105,8 @@ class Commands:
 
 
 def job_of(reply):
-    assert "body" in reply and reply["body"], reply
-    return reply["body"]["expiryJob"]["_0"]
+    assert "reply" in reply and reply["reply"], reply
+    return reply["reply"]
 
 
 @pytest.fixture

@@ -116,12 +116,12 @@ def test_rooms_batch_removal_rechecks_idleness_and_is_idempotent(stack, commands
     visited = create(a, session, 0.2, 0.2, 9, unique_topic())["id"]  # just created: visited now
     cutoff_ms = int(time.time() * 1000) - TEST_LIMIT_S * 1000
     reason = "pytest " + uuid.uuid4().hex[:8]
-    command = {"removeIdleRooms": {"rooms": idle + [visited], "idleBeforeMs": cutoff_ms, "reason": reason}}
+    command = {"removeIdleRooms": {"rooms": idle + [visited], "idleBeforeMs": cutoff_ms, "reason": reason, "job": 0}}
     first = commands.request(ROOMS_TOPIC, "pytest", command)
-    assert sorted(first["body"]["roomIDs"]["_0"]) == idle, first
+    assert sorted(first["reply"]) == idle, first
     # The retry after a lost reply: the same answer, nothing removed twice.
     again = commands.request(ROOMS_TOPIC, "pytest", command)
-    assert sorted(again["body"]["roomIDs"]["_0"]) == idle, again
+    assert sorted(again["reply"]) == idle, again
     assert count(stack, f"SELECT count(*) FROM rooms.removed_rooms WHERE reason = '{reason}'") == 3
     assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE id = {visited}") == 1
     assert remaining(stack, "rooms.memberships", "room_id", idle) == 0
@@ -130,11 +130,11 @@ def test_rooms_batch_removal_rechecks_idleness_and_is_idempotent(stack, commands
     sql(stack, f"UPDATE rooms.rooms SET last_visited_at = now() - interval '400 days' WHERE id = {lobby}")
     try:
         reply = commands.request(ROOMS_TOPIC, "pytest", {"removeIdleRooms": {
-            "rooms": [lobby], "idleBeforeMs": int(time.time() * 1000), "reason": reason}})
-        assert reply["body"]["roomIDs"]["_0"] == []
+            "rooms": [lobby], "idleBeforeMs": int(time.time() * 1000), "reason": reason, "job": 0}})
+        assert reply["reply"] == []
         page = commands.request(ROOMS_TOPIC, "pytest", {"idleRoomsAfter": {
-            "after": 0, "idleBeforeMs": int(time.time() * 1000) - 300 * DAY * 1000, "limit": 100}})
-        assert lobby not in page["body"]["roomIDs"]["_0"]
+            "after": 0, "idleBeforeMs": int(time.time() * 1000) - 300 * DAY * 1000, "limit": 100, "job": 0}})
+        assert lobby not in page["reply"]
     finally:
         sql(stack, f"UPDATE rooms.rooms SET last_visited_at = now() WHERE id = {lobby}")
     assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE id = {lobby}") == 1
@@ -154,7 +154,7 @@ def test_two_simultaneous_runs_do_not_both_remove(stack, commands):
             t.start()
         for t in threads:
             t.join()
-        jobs = [r["body"]["expiryJob"]["_0"] for r in replies]
+        jobs = [r["reply"] for r in replies]
         if all(j["trigger"].startswith("admin:" + me) for j in jobs):
             break
         time.sleep(0.3)  # the 2 s schedule's job was running: ask again

@@ -73,8 +73,8 @@ def wire(stack):
 
 
 def posted_id(reply):
-    assert "body" in reply and "posted" in reply["body"], reply
-    return reply["body"]["posted"]["_0"]["id"]
+    assert "reply" in reply, reply
+    return reply["reply"]["id"]
 
 
 def test_say_redelivered_is_one_message(stack, wire):
@@ -105,7 +105,7 @@ def test_start_redelivered_is_one_session(stack, wire):
     before = count(stack, "SELECT count(*) FROM session.sessions")
     correlations = [wire.send("geochat.session.commands", {"start": {"nick": "Twice"}}, key, key) for _ in range(3)]
     wire.flush()
-    sessions = {r["body"]["session"]["_0"]["id"] for r in wire.wait(correlations)}
+    sessions = {r["reply"]["id"] for r in wire.wait(correlations)}
     assert len(sessions) == 1, sessions
     assert count(stack, f"SELECT count(*) FROM session.sessions WHERE start_key = '{key}'") == 1
     assert count(stack, "SELECT count(*) FROM session.sessions") == before + 1
@@ -121,7 +121,7 @@ def test_create_retried_is_one_room(stack, wire):
     correlations = [wire.send("geochat.rooms.commands", command, session, "create-" + uuid.uuid4().hex)
                     for _ in range(3)]
     wire.flush()
-    rooms = {r["body"]["room"]["_0"]["id"] for r in wire.wait(correlations)}
+    rooms = {r["reply"]["id"] for r in wire.wait(correlations)}
     assert len(rooms) == 1, rooms
     assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE topic = '{topic}'") == 1
     # And through HTTP on the other gateway, spelled with the aliases: still the same room.
