@@ -38,10 +38,16 @@ let package = Package(
             name: "CRdKafka", path: "Shared/CRdKafka", pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]),
 
-        // Domain types and rules: nicknames, coordinates, limits, XML, the wire contracts.
+        // Domain types and rules (nicknames, coordinates, limits) and the wire contracts between services.
         .target(
             name: "GeoChatDomain", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/GeoChatDomain", swiftSettings: strict),
+
+        // The phones' protocol: form parsing, parameter reading, checked requests, the XML answers.
+        // Only the gateway links it.
+        .target(
+            name: "GeoChatLegacyProtocol", dependencies: ["GeoChatDomain"],
+            path: "Shared/GeoChatLegacyProtocol", swiftSettings: strict),
 
         // Metric names and the labelled-family cache the instrumented seams share.
         .target(
@@ -99,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -136,6 +142,12 @@ let package = Package(
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Tests/Benchmarks/HelloWorld", swiftSettings: strict),
 
+        .testTarget(
+            name: "LegacyProtocolTests",
+            dependencies: [
+                "GeoChatLegacyProtocol", "GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/LegacyProtocolTests"),
         .testTarget(
             name: "GeoChatDomainTests",
             dependencies: ["GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based")],

@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import Synchronization
 
 /// Carries out checked legacy requests: reads from the read models, writes as

@@ -1,5 +1,6 @@
 @testable import Gateway
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import XCTest
 
 final class LegacyRoutesTests: XCTestCase {

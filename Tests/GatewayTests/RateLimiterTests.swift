@@ -1,5 +1,6 @@
 @testable import Gateway
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import Synchronization
 import XCTest
 

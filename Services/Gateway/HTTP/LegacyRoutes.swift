@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import Hummingbird
 import GeoChatRuntime
 import Logging

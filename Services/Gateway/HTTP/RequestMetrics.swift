@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import GeoChatMetrics
 import Metrics
 

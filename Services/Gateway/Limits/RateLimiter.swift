@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GeoChatLegacyProtocol
 import Synchronization
 
 /// Token-bucket limits on the writes abusers repeat: posts, room creation and

@@ -1,4 +1,4 @@
-@testable import Gateway
+@testable import GeoChatLegacyProtocol
 import GeoChatDomain
 import XCTest
 

@@ -1,7 +1,7 @@
 import GeoChatDomain
 
 /// A legacy request, fully checked: every value in it obeys the contract.
-enum LegacyRequest: Sendable, Equatable {
+public enum LegacyRequest: Sendable, Equatable {
     case chat(ChatCommand)
     /// `/add.php`: a post to the lobby under a name given with the post.
     case lobbyPost(user: String, message: String)
@@ -10,7 +10,7 @@ enum LegacyRequest: Sendable, Equatable {
 }
 
 /// The GeoChat v5 commands of `/chat.php` (contract 3).
-enum ChatCommand: Sendable, Equatable {
+public enum ChatCommand: Sendable, Equatable {
     case start(nick: Nickname)
     case chats(RegionQuery)
     case create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String)
@@ -26,7 +26,7 @@ enum ChatCommand: Sendable, Equatable {
 extension ChatCommand {
     /// Reads a `/chat.php` request. Checks run in the order a client would fix
     /// them: version, command, then each parameter as the contract lists them.
-    static func parse(_ p: FormParameters, roomCap: Int) throws(ProtocolError) -> ChatCommand {
+    public static func parse(_ p: FormParameters, roomCap: Int) throws(ProtocolError) -> ChatCommand {
         if let version = try p.text("v"), version != "5" {
             throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported; use v=5")
         }
@@ -75,14 +75,14 @@ extension ChatCommand {
 
 extension LegacyRequest {
     /// `/add.php` (contract 4).
-    static func parseLobbyPost(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
+    public static func parseLobbyPost(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
         let user = try p.chatText(["user"], length: Limits.lobbyUserLength)
         let message = try p.chatText(["message"], length: Limits.lobbyMessageLength)
         return .lobbyPost(user: user, message: message)
     }
 
     /// `/messages.php` (contract 4).
-    static func parseLobbyMessages(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
+    public static func parseLobbyMessages(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
         .lobbyMessages(past: try p.past())
     }
 }

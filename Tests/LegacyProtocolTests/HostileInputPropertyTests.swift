@@ -1,5 +1,6 @@
 import Foundation
-@testable import GeoChatDomain
+@testable import GeoChatLegacyProtocol
+import GeoChatDomain
 import PropertyBased
 import Testing
 

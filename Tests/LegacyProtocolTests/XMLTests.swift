@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import GeoChatDomain
+@testable import GeoChatLegacyProtocol
 import XCTest
 
 final class XMLTests: XCTestCase {

@@ -1,3 +1,4 @@
+import GeoChatDomain
 /// The parameters of one legacy request: query string and form body, parsed by
 /// the contract's rules (sections 1, 5 and 7).
 ///

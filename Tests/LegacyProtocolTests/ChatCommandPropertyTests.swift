@@ -1,5 +1,5 @@
 import Foundation
-@testable import Gateway
+@testable import GeoChatLegacyProtocol
 import GeoChatDomain
 import PropertyBased
 import Testing

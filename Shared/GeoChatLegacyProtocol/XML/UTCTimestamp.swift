@@ -1,3 +1,4 @@
+import GeoChatDomain
 /// `added` timestamps: UTC, `YYYY-MM-DD HH:MM:SS`, from milliseconds since 1970.
 /// Civil-from-days arithmetic (Howard Hinnant's algorithm): no Foundation
 /// formatter on the poll path.

@@ -1,3 +1,4 @@
+import GeoChatDomain
 /// Escapes text and attribute values for XML 1.0. Input is already XML-safe
 /// (rejected on entry otherwise), so only the five special characters change,
 /// and the carriage return: a parser turns a literal CR (or CR LF) into LF, so

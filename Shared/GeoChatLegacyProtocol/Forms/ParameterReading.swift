@@ -2,25 +2,25 @@ import GeoChatDomain
 
 /// Typed reads of legacy parameters, each with the contract's error for a bad value.
 extension FormParameters {
-    func required(_ names: [String]) throws(ProtocolError) -> String {
+    public func required(_ names: [String]) throws(ProtocolError) -> String {
         guard let value = try text(names) else { throw .missing(names[0]) }
         return value
     }
 
     /// A session id that could be one we issued; whether it is live is the directory's call.
-    func session() throws(ProtocolError) -> SessionID {
+    public func session() throws(ProtocolError) -> SessionID {
         guard let id = SessionID(try required(["sessionid"])) else { throw .invalidSession }
         return id
     }
 
     /// A `sessionid` given with any request, as a hint of presence only: nil
     /// when absent or malformed (commands that need a session check it themselves).
-    func sessionHint() -> SessionID? {
+    public func sessionHint() -> SessionID? {
         guard let raw = try? text("sessionid") else { return nil }
         return SessionID(raw)
     }
 
-    func nickname(_ name: String) throws(ProtocolError) -> Nickname {
+    public func nickname(_ name: String) throws(ProtocolError) -> Nickname {
         guard let nick = Nickname(try required([name])) else {
             throw ProtocolError(
                 .invalidNick, "a nickname is 1 to 32 ASCII letters, digits or '_', starting with a letter")
@@ -29,28 +29,28 @@ extension FormParameters {
     }
 
     /// A room id: a decimal integer. One that names no room is `no_such_chat` later.
-    func room() throws(ProtocolError) -> RoomID {
+    public func room() throws(ProtocolError) -> RoomID {
         let raw = try required(["chatid"])
         guard let id = Int64(raw) else { throw .bad("chatid", "is not an integer") }
         guard id > 0 else { throw ProtocolError.noSuchChat }
         return id
     }
 
-    func past() throws(ProtocolError) -> MessageID {
+    public func past() throws(ProtocolError) -> MessageID {
         guard let raw = try text("past") else { return 0 }
         guard let past = Int64(raw), past >= 0 else { throw .bad("past", "is not a message id (0 or more)") }
         return past
     }
 
     /// Default 50; above 200 is cut to 200; 0 or less is refused (contract 7).
-    func limit() throws(ProtocolError) -> Int {
+    public func limit() throws(ProtocolError) -> Int {
         guard let raw = try text("limit") else { return Limits.defaultMessageLimit }
         guard let limit = Int(raw) else { throw .bad("limit", "is not an integer") }
         guard limit > 0 else { throw .bad("limit", "must be at least 1") }
         return min(limit, Limits.maxMessageLimit)
     }
 
-    func zoom(_ name: String) throws(ProtocolError) -> ZoomLevel {
+    public func zoom(_ name: String) throws(ProtocolError) -> ZoomLevel {
         let raw = try required([name])
         guard let value = Int(raw), let zoom = ZoomLevel(value) else {
             throw .bad(name, "must be an integer zoom level from 0 to 17")
@@ -58,7 +58,7 @@ extension FormParameters {
         return zoom
     }
 
-    func point(x xNames: [String], y yNames: [String]) throws(ProtocolError) -> MercatorPoint {
+    public func point(x xNames: [String], y yNames: [String]) throws(ProtocolError) -> MercatorPoint {
         let x = try coordinate(xNames)
         let y = try coordinate(yNames)
         return MercatorPoint(x: x, y: y)!
@@ -66,7 +66,7 @@ extension FormParameters {
 
     /// A finite decimal number in [0, 1]. Only decimal spellings are read
     /// (no `nan`, `inf` or hexadecimal floats).
-    func coordinate(_ names: [String]) throws(ProtocolError) -> Double {
+    public func coordinate(_ names: [String]) throws(ProtocolError) -> Double {
         let raw = try required(names)
         let decimal = !raw.isEmpty && raw.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 }
         guard decimal, let value = Double(raw), MercatorPoint.isValidCoordinate(value) else {
@@ -76,7 +76,7 @@ extension FormParameters {
     }
 
     /// Text trimmed and checked against its length rule; present but blank is `empty`.
-    func chatText(_ names: [String], length: ClosedRange<Int>) throws(ProtocolError) -> String {
+    public func chatText(_ names: [String], length: ClosedRange<Int>) throws(ProtocolError) -> String {
         try ChatText.validate(try required(names), length: length).get(field: names[0])
     }
 }

@@ -1,4 +1,5 @@
 import GeoChatDomain
+@testable import GeoChatLegacyProtocol
 import XCTest
 
 final class FormParametersTests: XCTestCase {

@@ -1,3 +1,4 @@
+import GeoChatDomain
 /// Writes a coordinate in plain decimal notation, shortest form that reads back
 /// to the same Double (`0.8`, `0.0000001`, `0`, `1`), never with an exponent.
 public enum PlainDecimal {
