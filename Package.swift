@@ -159,6 +159,17 @@ let package = Package(
         .testTarget(
             name: "GeoChatBusTests", dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain"],
             path: "Tests/GeoChatBusTests"),
+        // A scratch database per test on the test PostgreSQL (GEOCHAT_TEST_PG_PORT).
+        .target(
+            name: "GeoChatTestSupport",
+            dependencies: [
+                "GeoChatPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport"),
+        .testTarget(
+            name: "SessionServiceTests", dependencies: ["SessionService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
+            path: "Tests/SessionServiceTests"),
         .testTarget(
             name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus"],
             path: "Tests/MessagingTests"),

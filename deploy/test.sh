@@ -35,10 +35,12 @@ fi
 failed=0
 bash deploy/check-sql.sh || failed=1
 KAFKA_STATE="$ROOT/.data/test-kafka"
+PG_STATE="$ROOT/.data/test-pg"
 TEST_STACK="$ROOT/.data/test-stack"
 
 cleanup() {
   kafka_stop "$KAFKA_STATE/kafka.pid" 2>/dev/null || true
+  pg_stop "$PG_STATE" 2>/dev/null || true
   if [ -d "$TEST_STACK" ]; then bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
@@ -47,13 +49,19 @@ if [ "$RUN_UNIT" = 1 ]; then
   mkdir -p "$KAFKA_STATE"
   kport=$(free_port)
   kafka_start "$kport" "$KAFKA_STATE/kafka.log" "$KAFKA_STATE/kafka.pid"
-  log "unit and transport tests: swift test"
+  # Store and handler tests make a scratch database each on this PostgreSQL.
+  rm -rf "$PG_STATE"
+  pgport=$(free_port)
+  pg_start "$PG_STATE" "$pgport"
+  log "unit, store and broker tests: swift test"
   # pipefail: the pipeline fails when swift test does.
-  if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" LD_LIBRARY_PATH="$ROOT/.runtime/lib" swift test 2>&1 \
+  if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" GEOCHAT_TEST_PG_PORT="$pgport" LD_LIBRARY_PATH="$ROOT/.runtime/lib" \
+      swift test 2>&1 \
       | grep -vE "^\[[0-9]+/[0-9]+\]|^Test Case .* started"; then
     failed=1
   fi
   kafka_stop "$KAFKA_STATE/kafka.pid"
+  pg_stop "$PG_STATE"
 fi
 
 if [ "$RUN_INTEGRATION" = 1 ]; then

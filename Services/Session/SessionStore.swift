@@ -5,11 +5,12 @@ import GeoChatDomain
 protocol SessionStore: Sendable {
     /// Starts a session; a retry with the same key returns the session made the first time.
     func start(nick: Nickname, key: String) async throws -> (SessionInfo, isNew: Bool)
-    /// A live session, nil when unknown or ended.
+    /// A session as stored (ended ones too), nil when unknown.
     func find(_ id: SessionID) async throws -> SessionInfo?
     /// The renamed session (version + 1), nil when unknown or ended.
     func rename(_ id: SessionID, to nick: Nickname) async throws -> SessionInfo?
-    /// Ends a session; a retry with the same key answers the ended session again. Nil when unknown or ended by another request.
+    /// Ends a session; a retry with the same key answers the ended session again.
+    /// Nil when unknown, or ended by another request.
     func end(_ id: SessionID, key: String) async throws -> SessionInfo?
     /// Signs of life: live sessions among `ids` were seen at `seenAtMs` (never moves back).
     func touch(_ ids: [SessionID], seenAtMs: Int64) async throws

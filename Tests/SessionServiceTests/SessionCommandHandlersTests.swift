@@ -1,0 +1,144 @@
+import GeoChatBus
+import GeoChatDomain
+import Logging
+import Synchronization
+import Testing
+
+@testable import SessionService
+
+/// The session service's command handlers over an in-memory store and event
+/// log, each command sent through the in-memory bus (the same envelopes,
+/// handler lookup and error mapping as over Kafka).
+@Suite struct SessionCommandHandlersTests {
+    let store = InMemorySessionStore()
+    let events = RecordedEvents()
+    let bus: InMemoryCommandBus
+
+    init() {
+        bus = InMemoryCommandBus([
+            SessionCommandHandlers(store: store, events: events, logger: Logger(label: "test")).handlers
+        ])
+    }
+
+    func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random()) async throws(RequestError)
+        -> Command.Reply
+    {
+        try await bus.send(command, idempotencyKey: key, within: .seconds(2))
+    }
+
+    @Test func startMakesASessionAndAnnouncesIt() async throws {
+        let session = try await send(StartSession(nick: "Lydia"))
+        #expect(session.nick == "Lydia")
+        #expect(session.version == 1)
+        #expect(!session.ended)
+        let started = events.published(SessionEvent.self)
+        #expect(started.count == 1)
+        #expect(started.first?.session == session)
+        #expect(try await store.find(session.id) == session)
+    }
+
+    @Test func aStartRetriedWithItsKeyIsOneSessionAndOneEvent() async throws {
+        let first = try await send(StartSession(nick: "Twice"), key: "start-1")
+        let again = try await send(StartSession(nick: "Twice"), key: "start-1")
+        #expect(first.id == again.id)
+        #expect(events.published(SessionEvent.self).count == 1)
+    }
+
+    @Test(arguments: ["", "1abc", "a b", String(repeating: "x", count: 33)])
+    func aBadNicknameIsRefusedAndChangesNothing(_ nick: String) async throws {
+        await #expect(throws: RequestError.refused(ProtocolError(.invalidNick, "nickname is not valid"))) {
+            try await send(StartSession(nick: nick))
+        }
+        #expect(events.count == 0)
+    }
+
+    @Test func lookupAnswersTheStoredSessionOrInvalidSession() async throws {
+        let session = try await send(StartSession(nick: "Ann"))
+        #expect(try await send(LookupSession(session: session.id)) == session)
+        await #expect(throws: RequestError.refused(.invalidSession)) { try await send(LookupSession(session: .random())) }
+    }
+
+    @Test func renameRaisesTheVersionAndAnnouncesIt() async throws {
+        let session = try await send(StartSession(nick: "Old"))
+        let renamed = try await send(RenameSession(session: session.id, nick: "New"))
+        #expect(renamed.nick == "New")
+        #expect(renamed.version == session.version + 1)
+        guard case .renamed(let announced) = events.published(SessionEvent.self).last else {
+            Issue.record("no renamed event")
+            return
+        }
+        #expect(announced == renamed)
+        await #expect(throws: RequestError.self) { try await send(RenameSession(session: session.id, nick: "9bad")) }
+        #expect(try await store.find(session.id)?.nick == "New")
+    }
+
+    @Test func endEndsOnceAndARetryWithItsKeyAnswersTheSame() async throws {
+        let session = try await send(StartSession(nick: "Bye"))
+        let ended = try await send(EndSession(session: session.id), key: "end-1")
+        #expect(ended.ended)
+        #expect(ended.version == session.version + 1)
+        guard case .ended(_, let reason) = events.published(SessionEvent.self).last else {
+            Issue.record("no ended event")
+            return
+        }
+        #expect(reason == "end")
+        #expect(try await send(EndSession(session: session.id), key: "end-1") == ended)
+        await #expect(throws: RequestError.refused(.invalidSession)) {
+            try await send(EndSession(session: session.id), key: "end-2")
+        }
+        await #expect(throws: RequestError.refused(.invalidSession)) {
+            try await send(RenameSession(session: session.id, nick: "Back"))
+        }
+    }
+
+    @Test func aCommandPastItsDeadlineIsNotCarriedOut() async throws {
+        await #expect(throws: RequestError.timedOut) {
+            try await bus.send(StartSession(nick: "Late"), idempotencyKey: "late", deadline: .after(.milliseconds(-1)))
+        }
+        #expect(events.count == 0)
+    }
+}
+
+/// Session idle expiry: sessions silent for longer than the lifetime end with
+/// reason `idle`; a sign of life keeps a session.
+@Suite struct SessionIdleExpiryTests {
+    @Test func silentSessionsEndAndSessionsSeenStay() async throws {
+        let clock = TestClock(nowMs: 1_000_000)
+        let store = InMemorySessionStore(now: clock.read)
+        let events = RecordedEvents()
+        let housekeeping = SessionHousekeeping(
+            store: store, events: events, lifetimeSeconds: { 60 }, logger: Logger(label: "test"))
+        let (silent, _) = try await store.start(nick: Nickname("Silent")!, key: "a")
+        let (active, _) = try await store.start(nick: Nickname("Active")!, key: "b")
+
+        clock.advance(by: 50_000)
+        await housekeeping.apply(PresenceBatch(gateway: "g1", seenAtMs: clock.read(), sessions: [active.id]))
+        clock.advance(by: 20_000)  // silent: 70 s; active: seen 20 s ago
+        await housekeeping.expireIdleSessions()
+
+        let ended = events.published(SessionEvent.self).compactMap { event -> (SessionID, String)? in
+            guard case .ended(let info, let reason) = event else { return nil }
+            return (info.id, reason)
+        }
+        #expect(ended.map(\.0) == [silent.id])
+        #expect(ended.map(\.1) == ["idle"])
+        #expect(try await store.find(silent.id)?.ended == true)
+        #expect(try await store.find(active.id)?.ended == false)
+
+        clock.advance(by: 61_000)
+        await housekeeping.expireIdleSessions()
+        #expect(try await store.find(active.id)?.ended == true)
+        #expect(events.published(SessionEvent.self).count == 2)
+    }
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let now: Mutex<Int64>
+
+    init(nowMs: Int64) { now = Mutex(nowMs) }
+
+    var read: @Sendable () -> Int64 { { [self] in now.withLock { $0 } } }
+
+    func advance(by milliseconds: Int64) { now.withLock { $0 += milliseconds } }
+}

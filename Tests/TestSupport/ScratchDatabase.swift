@@ -1,0 +1,58 @@
+import Foundation
+import GeoChatPostgres
+import Logging
+import PostgresNIO
+
+/// A database of a test's own on the test PostgreSQL (`GEOCHAT_TEST_PG_PORT`,
+/// started by deploy/test.sh): made empty for the test, its pool running while
+/// the test body runs, dropped afterwards. Stores migrate it as a service would.
+public enum ScratchDatabase {
+    /// The test PostgreSQL's port, or nil when none is configured (a local `swift test`).
+    /// Under CI a missing one is a failure, not a skip: the tests that need it must run.
+    public static var port: Int? {
+        ProcessInfo.processInfo.environment["GEOCHAT_TEST_PG_PORT"].flatMap(Int.init)
+    }
+
+    public static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
+
+    public struct NotConfigured: Error, CustomStringConvertible {
+        public var description: String { "GEOCHAT_TEST_PG_PORT is not set (deploy/test.sh starts a PostgreSQL for the unit tests)" }
+    }
+
+    public static func with<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
+        guard let port else { throw NotConfigured() }
+        let logger = Logger(label: "scratch-database")
+        let name = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = Database(settings: settings(port: port, database: "postgres"), logger: logger)
+        return try await running(admin) {
+            try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+            let database = Database(settings: settings(port: port, database: name), logger: logger)
+            let result = await Result { try await running(database) { try await body(database) } }
+            try await admin.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"), logger: logger)
+            return try result.get()
+        }
+    }
+
+    static func settings(port: Int, database: String) -> PostgresSettings {
+        PostgresSettings(host: "127.0.0.1", port: port, user: "postgres", password: nil, database: database, maxConnections: 4)
+    }
+
+    /// Runs `body` while the database's pool runs.
+    static func running<T: Sendable>(_ database: Database, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await database.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            let value = try await body()
+            return value
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
