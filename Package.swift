@@ -171,6 +171,9 @@ let package = Package(
             name: "SessionServiceTests", dependencies: ["SessionService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/SessionServiceTests"),
         .testTarget(
+            name: "RoomsServiceTests", dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
+            path: "Tests/RoomsServiceTests"),
+        .testTarget(
             name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus"],
             path: "Tests/MessagingTests"),
         .testTarget(

@@ -1,7 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatTestSupport
 import Logging
-import Synchronization
 import Testing
 
 @testable import SessionService
@@ -130,15 +130,4 @@ import Testing
         #expect(try await store.find(active.id)?.ended == true)
         #expect(events.published(SessionEvent.self).count == 2)
     }
-}
-
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let now: Mutex<Int64>
-
-    init(nowMs: Int64) { now = Mutex(nowMs) }
-
-    var read: @Sendable () -> Int64 { { [self] in now.withLock { $0 } } }
-
-    func advance(by milliseconds: Int64) { now.withLock { $0 += milliseconds } }
 }

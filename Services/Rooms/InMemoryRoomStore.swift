@@ -1,0 +1,178 @@
+import Foundation
+import GeoChatDomain
+import Synchronization
+
+/// Rooms in memory, by the same rules as `PostgresRoomStore` (the store tests
+/// run both): for handler tests. Starts with the lobby, as the migrations do.
+final class InMemoryRoomStore: RoomStore {
+    private struct Room {
+        var info: RoomInfo
+        var creator: SessionID?
+        var createdAtMs: Int64
+        var lastVisitedMs: Int64
+        var isLobby: Bool
+        var members: [SessionID: String] = [:]
+    }
+
+    private struct State {
+        var rooms: [RoomID: Room] = [:]
+        var nextID: RoomID = 1
+        /// Removed rooms and why (ids are never reused).
+        var removed: [RoomID: String] = [:]
+        var endedSessions: Set<SessionID> = []
+    }
+
+    private let state = Mutex(State())
+    private let now: @Sendable () -> Int64
+
+    init(now: @escaping @Sendable () -> Int64 = WallClock.nowMs) {
+        self.now = now
+        let at = now()
+        state.withLock { state in
+            let lobby = RoomInfo(id: 1, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(0)!, topic: "Lobby")
+            state.rooms[1] = Room(info: lobby, creator: nil, createdAtMs: at, lastVisitedMs: at, isLobby: true)
+            state.nextID = 2
+        }
+    }
+
+    func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
+        -> (RoomInfo, isNew: Bool)
+    {
+        let now = now()
+        let window = now - Int64(Limits.createRetryWindowSeconds) * 1000
+        return state.withLock { state in
+            if let earlier = state.rooms.values.filter({
+                $0.creator == session && $0.createdAtMs > window && $0.info.position == position && $0.info.zoom == zoom
+                    && $0.info.topic == topic
+            }).min(by: { $0.info.id < $1.info.id }) {
+                state.rooms[earlier.info.id]!.lastVisitedMs = now
+                return (earlier.info, false)
+            }
+            let info = RoomInfo(id: state.nextID, position: position, zoom: zoom, topic: topic)
+            state.nextID += 1
+            state.rooms[info.id] = Room(info: info, creator: session, createdAtMs: now, lastVisitedMs: now, isLobby: false)
+            return (info, true)
+        }
+    }
+
+    func region(_ query: RegionQuery) async throws -> [RoomInfo] {
+        state.withLock { state in
+            state.rooms.values
+                .filter { query.zooms.contains($0.info.zoom.value) && query.box.contains($0.info.position) }
+                .sorted { ($0.lastVisitedMs, $0.info.id) > ($1.lastVisitedMs, $1.info.id) }
+                .prefix(query.cap)
+                .map(\.info)
+                .sorted { $0.id < $1.id }
+        }
+    }
+
+    func find(_ id: RoomID) async throws -> RoomInfo? { state.withLock { $0.rooms[id]?.info } }
+
+    func lobby() async throws -> RoomInfo? {
+        state.withLock { $0.rooms.values.filter(\.isLobby).min { $0.info.id < $1.info.id }?.info }
+    }
+
+    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool {
+        let now = now()
+        return state.withLock { state in
+            guard state.rooms[room] != nil else { return false }
+            state.rooms[room]!.lastVisitedMs = now
+            guard !state.endedSessions.contains(session) else { return false }
+            state.rooms[room]!.members[session] = nick
+            return true
+        }
+    }
+
+    func visit(_ room: RoomID) async throws {
+        let now = now()
+        state.withLock { state in state.rooms[room]?.lastVisitedMs = now }
+    }
+
+    func leave(_ room: RoomID, session: SessionID) async throws -> Bool {
+        state.withLock { state in
+            guard state.rooms[room] != nil else { return false }
+            state.rooms[room]!.members[session] = nil
+            return true
+        }
+    }
+
+    func members(_ room: RoomID) async throws -> [Member]? {
+        state.withLock { state in
+            state.rooms[room].map { room in
+                room.members.map { Member(session: $0.key, nick: $0.value) }
+                    .sorted { a, b in
+                        a.nick == b.nick ? a.session.value < b.session.value : a.nick.utf8.lexicographicallyPrecedes(b.nick.utf8)
+                    }
+            }
+        }
+    }
+
+    func renameMember(_ session: SessionID, nick: String) async throws {
+        state.withLock { state in
+            for id in state.rooms.keys where state.rooms[id]!.members[session] != nil {
+                state.rooms[id]!.members[session] = nick
+            }
+        }
+    }
+
+    func removeMemberships(of session: SessionID) async throws {
+        state.withLock { state in
+            state.endedSessions.insert(session)
+            for id in state.rooms.keys { state.rooms[id]!.members[session] = nil }
+        }
+    }
+
+    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID] {
+        let cutoff = WallClock.milliseconds(before)
+        return state.withLock { state in
+            Array(
+                state.rooms.values.filter { $0.info.id > after && !$0.isLobby && $0.lastVisitedMs < cutoff }
+                    .map(\.info.id).sorted().prefix(limit))
+        }
+    }
+
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws -> (all: [RoomID], new: [RoomID]) {
+        let cutoff = WallClock.milliseconds(before)
+        return state.withLock { state in
+            var all: [RoomID] = [], new: [RoomID] = []
+            for id in rooms {
+                if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
+                    state.rooms[id] = nil
+                    state.removed[id] = state.removed[id] ?? reason
+                    all.append(id)
+                    new.append(id)
+                } else if state.removed[id] == reason, !all.contains(id) {
+                    all.append(id)
+                }
+            }
+            return (all, new)
+        }
+    }
+
+    func adminList(search: String, limit: Int) async throws -> [AdminRoom] {
+        state.withLock { state in
+            state.rooms.values
+                .filter {
+                    search.isEmpty || $0.info.topic.lowercased().contains(search.lowercased()) || String($0.info.id) == search
+                }
+                .sorted { ($0.lastVisitedMs, $0.info.id) > ($1.lastVisitedMs, $1.info.id) }
+                .prefix(limit)
+                .map {
+                    AdminRoom(
+                        id: $0.info.id, topic: $0.info.topic, x: $0.info.position.x, y: $0.info.position.y,
+                        z: $0.info.zoom.value, lobby: $0.isLobby, createdAtMs: $0.createdAtMs,
+                        lastVisitedAtMs: $0.lastVisitedMs, members: $0.members.count)
+                }
+        }
+    }
+
+    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval {
+        state.withLock { state in
+            guard let found = state.rooms[room] else { return .noSuchRoom }
+            if found.isLobby { return .lobby }
+            state.rooms[room] = nil
+            state.removed[room] = state.removed[room] ?? reason
+            return .removed
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import GeoChatBus
+import GeoChatDomain
+import GeoChatTestSupport
+import Logging
+import Testing
+
+@testable import RoomsService
+
+/// The rooms service's command handlers over an in-memory store and event log,
+/// each command sent through the in-memory bus.
+@Suite struct RoomCommandHandlersTests {
+    let store = InMemoryRoomStore()
+    let events = RecordedEvents()
+    let bus: InMemoryCommandBus
+    let alice = SessionID.random()
+
+    init() {
+        bus = InMemoryCommandBus([RoomCommandHandlers(store: store, events: events, logger: Logger(label: "test")).handlers])
+    }
+
+    func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
+        try await bus.send(command, within: .seconds(2))
+    }
+
+    func create(_ topic: String, x: Double = 0.25, y: Double = 0.25, z: Int = 9) async throws -> RoomInfo {
+        try await send(CreateRoom(session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!, topic: topic))
+    }
+
+    @Test func createMakesARoomOnceWithinTheRetryWindowAndAnnouncesIt() async throws {
+        let room = try await create("  Harbour  ")
+        #expect(room.topic == "Harbour", "the topic is trimmed")
+        #expect(try await create("Harbour") == room, "a phone's retry gets the same room")
+        let created = events.published(RoomEvent.self)
+        #expect(created.count == 1)
+        guard case .created(let announced) = created.first else { Issue.record("no created event"); return }
+        #expect(announced == room)
+        #expect(try await send(LookupRoom(room: room.id)) == room)
+    }
+
+    @Test(arguments: ["", "   ", String(repeating: "t", count: Limits.topicLength.upperBound + 1)])
+    func aBadTopicIsRefusedAndNothingIsMade(_ topic: String) async throws {
+        await #expect(throws: RequestError.self) { try await create(topic) }
+        #expect(events.count == 0)
+        #expect(try await store.adminList(search: "", limit: 10).count == 1, "only the lobby")
+    }
+
+    @Test func findRoomsAnswersTheBoxAndZoomRangeNewestVisitFirstWithinTheCap() async throws {
+        let inside = try await create("inside", x: 0.3, y: 0.3, z: 10)
+        let edge = try await create("edge", x: 0.4, y: 0.4, z: 12)
+        _ = try await create("outside the box", x: 0.6, y: 0.3, z: 10)
+        _ = try await create("outside the zooms", x: 0.3, y: 0.3, z: 14)
+        let box = MercatorBox(MercatorPoint(x: 0.4, y: 0.4)!, MercatorPoint(x: 0.2, y: 0.2)!)
+        let found = try await send(FindRooms(RegionQuery(box: box, zooms: 9...12, cap: 10)))
+        #expect(found.map(\.id) == [inside.id, edge.id])
+        // Over the cap, the most recently visited stay.
+        _ = try await send(JoinRoom(room: inside.id, session: alice, nick: "Alice"))
+        let capped = try await send(FindRooms(RegionQuery(box: box, zooms: 9...12, cap: 1)))
+        #expect(capped.map(\.id) == [inside.id])
+    }
+
+    @Test func joinLeaveAndMembersFollowTheMembershipAndAnnounceIt() async throws {
+        let room = try await create("Members")
+        let bob = SessionID.random()
+        _ = try await send(JoinRoom(room: room.id, session: bob, nick: "bob"))
+        _ = try await send(JoinRoom(room: room.id, session: alice, nick: "Alice"))
+        #expect(try await send(ListMembers(room: room.id)).map(\.nick) == ["Alice", "bob"], "byte order: upper case first")
+        _ = try await send(LeaveRoom(room: room.id, session: bob))
+        #expect(try await send(ListMembers(room: room.id)).map(\.session) == [alice])
+        let kinds = events.published(RoomEvent.self).map { event -> String in
+            switch event {
+            case .created: "created"
+            case .joined: "joined"
+            case .left: "left"
+            case .removed, .removedRooms: "removed"
+            }
+        }
+        #expect(kinds == ["created", "joined", "joined", "left"])
+        for command in [ListMembers(room: 999)] {
+            await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(command) }
+        }
+        await #expect(throws: RequestError.refused(.noSuchChat)) {
+            try await send(JoinRoom(room: 999, session: alice, nick: "Alice"))
+        }
+        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LeaveRoom(room: 999, session: alice)) }
+    }
+
+    @Test func theLobbyIsFoundAndCannotBeRemoved() async throws {
+        let lobby = try await send(LocateLobby())
+        #expect(lobby.topic == "Lobby")
+        await #expect(throws: RequestError.self) { try await send(RemoveRoom(room: lobby.id, by: "admin")) }
+        #expect(try await send(LookupRoom(room: lobby.id)) == lobby)
+    }
+
+    @Test func anAdminRemovalRemovesAndAnnouncesIt() async throws {
+        let room = try await create("Doomed")
+        _ = try await send(RemoveRoom(room: room.id, by: "root"))
+        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LookupRoom(room: room.id)) }
+        guard case .removed(let removed, let reason) = events.published(RoomEvent.self).last else {
+            Issue.record("no removed event"); return
+        }
+        #expect(removed == room.id && reason == "admin")
+        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(RemoveRoom(room: room.id, by: "root")) }
+    }
+
+    @Test func expiryRemovesOnlyRoomsStillIdleAndARetryLearnsTheWholeOutcome() async throws {
+        let clock = TestClock(nowMs: 10_000_000)
+        let store = InMemoryRoomStore(now: clock.read)
+        let events = RecordedEvents()
+        let bus = InMemoryCommandBus([RoomCommandHandlers(store: store, events: events, logger: Logger(label: "t")).handlers])
+        let point = MercatorPoint(x: 0.5, y: 0.5)!
+        var idle: [RoomID] = []
+        for i in 0..<3 {
+            idle.append(try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "idle \(i)").0.id)
+        }
+        clock.advance(by: 100_000)
+        let visited = try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "visited").0.id
+        let cutoff = clock.read() - 50_000
+        let page = try await bus.send(SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(2))
+        #expect(page == idle, "never the lobby, never a visited room")
+        _ = try await store.join(idle[0], session: alice, nick: "Alice")  // a visit after the selection saves it
+        let command = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
+        let removed = try await bus.send(command, within: .seconds(2))
+        #expect(removed.sorted() == [idle[1], idle[2]])
+        #expect(try await bus.send(command, within: .seconds(2)).sorted() == [idle[1], idle[2]], "the retry's answer")
+        guard case .removedRooms(let announced, _) = events.published(RoomEvent.self).last else {
+            Issue.record("no removal event"); return
+        }
+        #expect(announced.sorted() == [idle[1], idle[2]])
+        await #expect(throws: RequestError.self) {
+            try await bus.send(
+                RemoveIdleRooms(rooms: Array(1...Int64(Limits.maxRoomBatch + 1)), idleBeforeMs: cutoff, reason: "x", job: 1),
+                within: .seconds(2))
+        }
+    }
+}
