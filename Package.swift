@@ -174,7 +174,7 @@ let package = Package(
             name: "RoomsServiceTests", dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/RoomsServiceTests"),
         .testTarget(
-            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus"],
+            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
             path: "Tests/MessagingTests"),
         .testTarget(
             name: "GatewayTests",

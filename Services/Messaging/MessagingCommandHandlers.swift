@@ -12,6 +12,9 @@ struct MessagingCommandHandlers: Sendable {
     let unpublished: UnpublishedMessages
     let logger: Logger
 
+    /// The most rooms one count may ask about (an admin page of rooms).
+    static let maxCountedRooms = 1000
+
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.messagingCommands)
         handlers.on(Say.self) { try await say($0, $1) }
@@ -24,7 +27,12 @@ struct MessagingCommandHandlers: Sendable {
             logger.info("room messages removed", metadata: ["rooms": "\(command.rooms.count)", "messages": "\(deleted)"])
             return Done()
         }
-        handlers.on(CountMessages.self) { command, _ in try await store.messageCounts(command.rooms) }
+        handlers.on(CountMessages.self) { command, _ in
+            guard command.rooms.count <= Self.maxCountedRooms else {
+                throw ProtocolError.bad("rooms", "holds more than \(Self.maxCountedRooms) ids")
+            }
+            return try await store.messageCounts(command.rooms)
+        }
         return handlers
     }
 

@@ -4,12 +4,7 @@ import PostgresNIO
 
 /// The messaging service's part of administration: message counts per room.
 extension PostgresMessageStore {
-    static let maxCountedRooms = 1000
-
     func messageCounts(_ rooms: [RoomID]) async throws -> [RoomMessageCount] {
-        guard rooms.count <= Self.maxCountedRooms else {
-            throw ProtocolError.bad("rooms", "holds more than \(Self.maxCountedRooms) ids")
-        }
         let rows = try await database.client.query(
             """
             SELECT room_id, count(*) FROM messaging.messages WHERE room_id = ANY(\(rooms)) GROUP BY room_id
