@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from conftest import count, sql
+from geochat_support.db import count, sql
 
 EXPIRY_TOPIC = "geochat.expiry.commands"
 ROOMS_TOPIC = "geochat.rooms.commands"

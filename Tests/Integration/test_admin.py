@@ -7,8 +7,11 @@ import time
 import pytest
 
 from admin_support import api, assert_api_error, bootstrap_admin, login, until_status
-from conftest import (assert_error, chat, count, create, messages, rooms_in, say, sql, stack_command, start,
-                      unique_nick, unique_topic, wait_until)
+from geochat_support.db import count, sql
+from geochat_support.protocol import (assert_error, chat, create, messages, rooms_in, say, start, unique_nick,
+    unique_topic)
+from geochat_support.stack import run_stack_command
+from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -201,8 +204,8 @@ def test_settings_are_checked_and_a_change_reaches_the_other_gateway_and_survive
 
         # Stored in PostgreSQL and read again from the topic by a restarted gateway.
         assert sql(stack, "SELECT value FROM session.settings WHERE name = 'room.cap'") == [["1"]]
-        stack_command(stack, "stop", "gateway-2")
-        stack_command(stack, "start", "gateway-2")
+        run_stack_command(stack, "stop", "gateway-2")
+        run_stack_command(stack, "start", "gateway-2")
         wait_until(lambda: _ready(b), timeout=60, interval=0.5, message="gateway B ready again")
         assert len(rooms_on(b)) == 1
     finally:

@@ -8,7 +8,9 @@ import time
 import pytest
 
 from admin_support import api, bootstrap_admin, login
-from conftest import assert_error, chat, count, create, say, sql, start, unique_topic, wait_until
+from geochat_support.db import count, sql
+from geochat_support.protocol import assert_error, chat, create, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")

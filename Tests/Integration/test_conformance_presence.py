@@ -3,7 +3,8 @@ leave, and the presence timeout (GEOCHAT_PRESENCE_TIMEOUT_S=4 in the test
 stack) across both gateways."""
 import time
 
-from conftest import assert_error, chat, create, messages, say, start, unique_topic, wait_until
+from geochat_support.protocol import assert_error, chat, create, messages, say, start, unique_topic
+from geochat_support.waiting import wait_until
 from conformance import Alternating, participants, success
 
 TIMEOUT_S = 4  # deploy/test.sh starts the stack with GEOCHAT_PRESENCE_TIMEOUT_S=4

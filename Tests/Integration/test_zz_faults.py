@@ -2,7 +2,9 @@
 when it is back, the stack carries on by itself. Runs last: it stops dependencies."""
 import time
 
-from conftest import chat, create, messages, say, start, stack_command, unique_topic, wait_until
+from geochat_support.protocol import chat, create, messages, say, start, unique_topic
+from geochat_support.stack import run_stack_command
+from geochat_support.waiting import wait_until
 
 DEADLINE_S = 3.0  # GEOCHAT_REQUEST_TIMEOUT_MS default
 
@@ -38,7 +40,7 @@ def test_kafka_away_then_back(stack):
     room = create(a, session, 0.66, 0.66, 6, unique_topic())["id"]
     before = say(a, session, room, "before the broker stops")
     wait_until(lambda: messages(b, room), message="the room loaded on gateway B")
-    stack_command(stack, "stop-kafka")
+    run_stack_command(stack, "stop-kafka")
     try:
         response, elapsed = timed(lambda: chat(a, cmd="say", sessionid=session, chatid=room, msg="while away"))
         assert_unavailable(response, elapsed)
@@ -47,7 +49,7 @@ def test_kafka_away_then_back(stack):
         # Polls are answered from memory meanwhile.
         assert [m["id"] for m in messages(b, room) if m["id"] == before] == [before]
     finally:
-        stack_command(stack, "start-kafka")
+        run_stack_command(stack, "start-kafka")
     wait_until(lambda: works_again(stack, room, session), timeout=90, interval=1, message="the stack works again")
 
 
@@ -57,12 +59,12 @@ def test_postgres_away_then_back(stack):
     room = create(a, session, 0.67, 0.67, 6, unique_topic())["id"]
     acknowledged = [say(a, session, room, f"kept {i}") for i in range(3)]
     wait_until(lambda: len(messages(b, room)) == 3, message="acknowledged messages on B")
-    stack_command(stack, "stop-postgres")
+    run_stack_command(stack, "stop-postgres")
     try:
         response, elapsed = timed(lambda: chat(a, cmd="say", sessionid=session, chatid=room, msg="while away"))
         assert_unavailable(response, elapsed)
     finally:
-        stack_command(stack, "start-postgres")
+        run_stack_command(stack, "start-postgres")
     wait_until(lambda: works_again(stack, room, session), timeout=60, interval=1, message="the stack works again")
     texts = [m["text"] for m in messages(b, room, limit=200)]
     assert [f"kept {i}" for i in range(3)] == texts[:3]

@@ -4,7 +4,7 @@ session by its first six characters only (SessionID.description)."""
 import os
 import re
 
-from conftest import sql
+from geochat_support.db import sql
 
 TOKEN = re.compile(r"(?<![0-9a-z])[0-9a-v]{26}(?![0-9a-z])")
 
