@@ -75,8 +75,9 @@ def is_ready(url, timeout=1):
 class Stack:
     """The stack of one stack.env, for the scripts (the integration tests use the dict of `read_stack_env`)."""
 
-    def __init__(self, env_path=None):
+    def __init__(self, env_path=None, sql_timeout=120):
         self.env = read_stack_env(env_path)
+        self.sql_timeout = sql_timeout
         self.root, self.state_dir = self.env["ROOT"], self.env["STATE_DIR"]
         self.gateways = self.env["GATEWAY_URLS"].split()
         self.messaging = self.env["MESSAGING_URLS"].split()
@@ -93,5 +94,6 @@ class Stack:
         with open(os.path.join(self.state_dir, "pids", instance + ".pid")) as f:
             return int(f.read().strip())
 
-    def sql(self, statement, timeout=120):
-        return db.sql(self.env, statement, timeout=timeout)
+    def sql(self, statement, timeout=None):
+        """db.sql on this stack's database; `timeout` defaults to the stack's `sql_timeout`."""
+        return db.sql(self.env, statement, timeout=timeout or self.sql_timeout)
