@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 pytest.register_assert_rewrite("geochat_support")
 
 from geochat_support.stack import read_stack_env  # noqa: E402
+from log_scan import session_id_leaks  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +24,13 @@ def stack():
     env["gateways"] = env["GATEWAY_URLS"].split()
     assert len(env["gateways"]) >= 2, "the integration tests need two gateways"
     return env
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_session_ids_in_logs_after_the_last_test(stack):
+    """After the last test, whichever it is: no full session id issued on this stack appears in its logs.
+    A leak fails the run as an error in the teardown of the last test (test_no_secrets_in_logs.py checks
+    its own traffic wherever it runs)."""
+    yield
+    leaks, _ = session_id_leaks(stack)
+    assert not leaks, "full session ids in logs:\n" + "\n".join(leaks[:10])
