@@ -9,7 +9,6 @@ Reading answers: the checked helpers (`check_xml`, `start`, `create`, `say`, `me
 a strict XML parser and assert the contract; the `*_in(body)` functions are regular expressions over the
 bytes, cheap enough for thousands of answers a second, and return None (or []) when there is no match."""
 import asyncio
-import http.client
 import re
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ import urllib.parse
 import urllib.request
 import uuid
 import xml.dom.minidom
+from http.client import HTTPConnection, HTTPException, HTTPMessage
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8" ?>'
 CONTENT_TYPE = "text/xml; charset=utf-8"
@@ -40,7 +40,7 @@ class Response:
     def __init__(self, status, headers=None, body=b"", latency=0.0, error=None):
         self.status, self.headers, self.body, self.latency, self.error = status, headers, body, latency, error
         if self.headers is None:
-            self.headers = http.client.HTTPMessage()
+            self.headers = HTTPMessage()
 
     @property
     def ok(self):
@@ -236,7 +236,7 @@ class Client:
 
     def _connection(self):
         if self.conn is None:
-            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            self.conn = HTTPConnection(self.host, self.port, timeout=self.timeout)
         return self.conn
 
     def close(self):
@@ -262,7 +262,7 @@ class Client:
             if (response.headers.get("Connection") or "").lower() == "close":
                 self.close()
             return Response(response.status, response.headers, body, time.monotonic() - began)
-        except (OSError, http.client.HTTPException) as e:
+        except (OSError, HTTPException) as e:
             self.close()
             return Response(None, None, b"", time.monotonic() - began, error=type(e).__name__)
 
