@@ -5,20 +5,20 @@ pollers on live rooms through both gateways, measures their poll latency for a
 baseline, then starts an on-demand expiry run over Kafka and measures the poll
 latency during it. Prints the run's duration and p50/p99 before and during."""
 import argparse
-import http.client
 import os
-import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Integration"))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
 
-from conftest import _read_stack_env, chat, create, say, start  # noqa: E402
-from expiry_support import Commands, idle_rooms_statement  # noqa: E402
+from geochat_support.db import sql  # noqa: E402
+from geochat_support.expiry import Commands, idle_rooms_statement  # noqa: E402
+from geochat_support.protocol import Client, chat, create, say, start  # noqa: E402
+from geochat_support.stack import read_stack_env  # noqa: E402
+from geochat_support.stats import percentile  # noqa: E402
 
 IDLE_AGE_S = 60 * 86_400  # well past the default 30-day limit
 
@@ -29,30 +29,18 @@ class Poller(threading.Thread):
 
     def __init__(self, gateway, room, interval, phase, stop):
         super().__init__(daemon=True)
-        url = urllib.parse.urlparse(gateway)
-        self.host, self.port = url.hostname, url.port
-        self.path = f"/chat.php?cmd=messages&chatid={room}&past=0&limit=20"
+        self.client = Client(gateway, timeout=10)
+        self.room = room
         self.interval, self.phase, self.stop = interval, phase, stop
         self.samples = {}  # phase -> [seconds]
         self.errors = 0
 
     def run(self):
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
         next_at = time.monotonic()
         while not self.stop.is_set():
-            began = time.monotonic()
-            try:
-                connection.request("GET", self.path)
-                response = connection.getresponse()
-                response.read()
-                ok = response.status == 200
-            except (OSError, http.client.HTTPException):
-                ok = False
-                connection.close()
-                connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
-            elapsed = time.monotonic() - began
-            if ok:
-                self.samples.setdefault(self.phase[0], []).append(elapsed)
+            answer = self.client.chat(cmd="messages", chatid=self.room, past=0, limit=20)
+            if answer.ok:
+                self.samples.setdefault(self.phase[0], []).append(answer.latency)
             else:
                 self.errors += 1
             next_at += self.interval
@@ -60,20 +48,17 @@ class Poller(threading.Thread):
 
 
 def psql(stack, statement):
-    """Like conftest.sql, without its 30 s limit: bulk work on a busy machine takes longer."""
-    run = subprocess.run(
-        ["psql", "-h", stack["PG_HOST"], "-p", stack["PG_PORT"], "-U", stack["PG_USER"], "-d", stack["PG_DATABASE"],
-         "-Atq", "-v", "ON_ERROR_STOP=1", "-c", statement], capture_output=True, text=True, check=True)
-    return [int(line) for line in run.stdout.split()]
+    """The single-column integer rows of a statement, without a time limit: bulk work on a busy machine
+    takes as long as it takes."""
+    return [int(row[0]) for row in sql(stack, statement, timeout=None)]
 
 
 def psql1(stack, statement):
     return psql(stack, statement)[0]
 
 
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+def ms(values, p):
+    return f"{percentile(values, p) * 1000:.1f} ms" if values else "n/a"
 
 
 def main():
@@ -87,7 +72,7 @@ def main():
     parser.add_argument("--baseline-s", type=float, default=20)
     parser.add_argument("--timeout-s", type=float, default=900)
     args = parser.parse_args()
-    stack = _read_stack_env()
+    stack = read_stack_env()
     gateways = stack["GATEWAY_URLS"].split()
 
     began = time.monotonic()
@@ -148,8 +133,8 @@ def main():
     print(f"pollers: {args.pollers} on {args.live_rooms} live rooms, one poll per {args.poll_interval} s each, "
           f"{len(gateways)} gateways; failed polls: {errors}")
     for name, values in (("baseline", base), ("during", during)):
-        print(f"poll latency {name:8s}: n={len(values)} p50={percentile(values, 50) * 1000:.1f} ms "
-              f"p99={percentile(values, 99) * 1000:.1f} ms max={max(values, default=0) * 1000:.1f} ms")
+        print(f"poll latency {name:8s}: n={len(values)} p50={ms(values, 50)} p99={ms(values, 99)} "
+              f"max={max(values, default=0) * 1000:.1f} ms")
     if base and during:
         print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
 

@@ -7,7 +7,8 @@ import subprocess
 import urllib.error
 import urllib.request
 
-from conftest import wait_until
+from geochat_support.stack import read_instance_env
+from geochat_support.waiting import wait_until
 
 
 class JSONResponse:
@@ -48,12 +49,7 @@ def assert_api_error(response, status, code):
 def session_env(stack):
     """The environment the session service runs with (PostgreSQL settings)."""
     env = dict(os.environ)
-    with open(os.path.join(stack["STATE_DIR"], "instances", "session-1.env")) as f:
-        for line in f:
-            line = line.strip()
-            if "=" in line and not line.startswith("#"):
-                key, value = line.split("=", 1)
-                env[key] = value
+    env.update(read_instance_env(stack, "session-1"))
     env["LD_LIBRARY_PATH"] = os.path.join(stack["ROOT"], ".runtime", "lib")
     return env
 

@@ -10,7 +10,9 @@ import uuid
 
 import pytest
 
-from conftest import DECLARATION, chat, check_xml, http, message_list, rooms_in, sql
+from geochat_support.db import sql
+from geochat_support.protocol import chat, check_xml, DECLARATION, http, message_list, rooms_in
+from geochat_support.stack import read_instance_env
 
 
 class Alternating:
@@ -102,13 +104,8 @@ class OwnGateway:
     extra settings (a path prefix, a small room cap). Stopped by `close`."""
 
     def __init__(self, stack, **settings):
-        base = os.path.join(stack["STATE_DIR"], "instances", "gateway-1.env")
         env = dict(os.environ)
-        with open(base) as f:
-            for line in f:
-                key, _, value = line.strip().partition("=")
-                if key:
-                    env[key] = value
+        env.update(read_instance_env(stack, "gateway-1"))
         binary = env.pop("BINARY")
         s = socket.socket()
         s.bind(("127.0.0.1", 0))

@@ -1,112 +1,16 @@
-"""Helpers for the expiry tests: commands to the services over the real Kafka
-broker (the same envelopes the Swift KafkaCommandBus sends, with a reply topic of
-our own), and rooms inserted in bulk by SQL, backdated past an idle limit."""
-import json
-import time
-import uuid
-
+"""Helpers for the expiry tests: the Kafka command client (geochat_support.expiry) as
+a fixture, and rooms inserted in bulk by SQL, backdated past an idle limit."""
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
-from conftest import count, sql
+from geochat_support.db import count, sql
+from geochat_support.expiry import EXPIRY_TOPIC, ROOMS_TOPIC, Commands, idle_rooms_statement
 
-EXPIRY_TOPIC = "geochat.expiry.commands"
-ROOMS_TOPIC = "geochat.rooms.commands"
 DAY = 86_400
 # The test stack's schedule expires rooms idle for 30 days; the on-demand runs of
 # these tests use a slightly shorter limit, so their rooms are theirs alone.
 SCHEDULED_LIMIT_S = 30 * DAY
 TEST_LIMIT_S = 30 * DAY - 3600
 TEST_AGE_S = 30 * DAY - 1800  # idle for TEST_LIMIT_S, not for SCHEDULED_LIMIT_S
-
-
-class Commands:
-    """Request/reply over Kafka: a private one-partition reply topic read from its start."""
-
-    def __init__(self, stack):
-        brokers = stack["KAFKA_BROKERS"]
-        self.reply_topic = "geochat.replies.pytest-" + uuid.uuid4().hex[:12]
-        admin = AdminClient({"bootstrap.servers": brokers})
-        for future in admin.create_topics([NewTopic(self.reply_topic, num_partitions=1, replication_factor=1)]).values():
-            future.result(timeout=20)
-        self.producer = Producer({"bootstrap.servers": brokers, "linger.ms": 1})
-        self.consumer = Consumer({
-            "bootstrap.servers": brokers, "group.id": "pytest-" + uuid.uuid4().hex[:8],
-            "enable.auto.commit": False, "fetch.wait.max.ms": 10})
-        self.consumer.assign([TopicPartition(self.reply_topic, 0, 0)])
-        self.replies = {}
-
-    def close(self):
-        self.consumer.close()
-
-    def send(self, topic, key, command, idempotency_key=None, timeout=20):
-        """Sends a command; returns its correlation id (the reply comes later)."""
-        correlation = uuid.uuid4().hex
-        envelope = {
-            "schema": "geochat.request.v1", "correlationID": correlation,
-            "idempotencyKey": idempotency_key or uuid.uuid4().hex, "replyTo": self.reply_topic,
-            "deadlineMs": int(time.time() * 1000) + timeout * 1000, "command": command,
-        }
-        self.producer.produce(topic, key=key.encode(), value=json.dumps(envelope).encode())
-        self.producer.flush(10)
-        return correlation
-
-    def reply(self, correlation, timeout=25):
-        deadline = time.monotonic() + timeout
-        while correlation not in self.replies:
-            if time.monotonic() > deadline:
-                pytest.fail(f"no reply to {correlation} within {timeout}s")
-            record = self.consumer.poll(0.2)
-            if record is None or record.error():
-                continue
-            reply = json.loads(record.value())
-            self.replies[reply["correlationID"]] = reply
-        return self.replies.pop(correlation)
-
-    def request(self, topic, key, command, **kwargs):
-        return self.reply(self.send(topic, key, command, **kwargs))
-
-    # The expiry service's commands (Shared/GeoChatDomain/Wire/ExpiryCommands.swift).
-
-    def start_run(self, dry_run, idle_limit_s, requested_by, **kwargs):
-        command = {"startRun": {"dryRun": dry_run, "requestedBy": requested_by}}
-        if idle_limit_s is not None:
-            command["startRun"]["idleLimitSeconds"] = idle_limit_s
-        return self.request(EXPIRY_TOPIC, "expiry", command, **kwargs)
-
-    def job(self, job_id):
-        return job_of(self.request(EXPIRY_TOPIC, "expiry", {"job": {"id": job_id}}))
-
-    def jobs(self, limit):
-        reply = self.request(EXPIRY_TOPIC, "expiry", {"jobs": {"limit": limit}})
-        assert "reply" in reply, reply
-        return reply["reply"]
-
-    def start_own_run(self, dry_run, idle_limit_s, requested_by, timeout=60):
-        """Starts a run of our own: while another job runs (the 2 s schedule's),
-        the service answers that one; ask again until ours is the one started."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            job = job_of(self.start_run(dry_run, idle_limit_s, requested_by))
-            if job["trigger"] == "admin:" + requested_by:
-                return job
-            time.sleep(0.2)
-        pytest.fail("could not start an expiry run of our own")
-
-    def wait_finished(self, job_id, timeout=90):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            job = self.job(job_id)
-            if job["status"] != "running":
-                return job
-            time.sleep(0.3)
-        pytest.fail(f"expiry job {job_id} did not finish within {timeout}s")
-
-
-def job_of(reply):
-    assert "reply" in reply and reply["reply"], reply
-    return reply["reply"]
 
 
 @pytest.fixture
@@ -123,29 +27,13 @@ def insert_idle_rooms(stack, n, age_s, messages_per_room=2, members_per_room=1):
     return [int(row[0]) for row in rows]
 
 
-def idle_rooms_statement(n, age_s, messages_per_room, members_per_room):
-    """The INSERT of insert_idle_rooms (the benchmark runs it without a time limit)."""
-    tag = uuid.uuid4().hex[:8]
-    return f"""
-        WITH r AS (
-            INSERT INTO rooms.rooms (x, y, z, topic, created_at, last_visited_at)
-            SELECT 0.123 + g * 1e-9, 0.456, 15, 'bulk {tag} ' || g,
-                   now() - make_interval(secs => {age_s}), now() - make_interval(secs => {age_s})
-            FROM generate_series(1, {n}) g RETURNING id),
-        logs AS (INSERT INTO messaging.room_logs (room_id, last_id) SELECT id, {messages_per_room} FROM r),
-        msgs AS (
-            INSERT INTO messaging.messages (room_id, id, nick, text, idempotency_key)
-            SELECT r.id, k, 'old', 'old words', 'bulk-{tag}-' || r.id || '-' || k
-            FROM r, generate_series(1, {messages_per_room}) k),
-        members AS (
-            INSERT INTO rooms.memberships (room_id, session_id, nick)
-            SELECT r.id, 'bulk{tag}' || r.id || '-' || k, 'old' FROM r, generate_series(1, {members_per_room}) k)
-        SELECT id FROM r ORDER BY id"""
-
-
 def ids_sql(ids):
     return "ARRAY[" + ",".join(str(i) for i in ids) + "]::bigint[]"
 
 
 def remaining(stack, table, column, ids):
     return count(stack, f"SELECT count(*) FROM {table} WHERE {column} = ANY({ids_sql(ids)})")
+
+
+__all__ = ["DAY", "EXPIRY_TOPIC", "ROOMS_TOPIC", "SCHEDULED_LIMIT_S", "TEST_AGE_S", "TEST_LIMIT_S", "commands",
+           "ids_sql", "insert_idle_rooms", "remaining"]

@@ -7,8 +7,11 @@ import time
 import pytest
 
 from admin_support import api, assert_api_error, bootstrap_admin, login, until_status
-from conftest import (assert_error, chat, count, create, messages, rooms_in, say, sql, stack_command, start,
-                      unique_nick, unique_topic, wait_until)
+from geochat_support.db import count, sql
+from geochat_support.protocol import (assert_error, chat, create, messages, rooms_in, say, start, unique_nick,
+    unique_topic)
+from geochat_support.stack import run_stack_command
+from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -201,8 +204,8 @@ def test_settings_are_checked_and_a_change_reaches_the_other_gateway_and_survive
 
         # Stored in PostgreSQL and read again from the topic by a restarted gateway.
         assert sql(stack, "SELECT value FROM session.settings WHERE name = 'room.cap'") == [["1"]]
-        stack_command(stack, "stop", "gateway-2")
-        stack_command(stack, "start", "gateway-2")
+        run_stack_command(stack, "stop", "gateway-2")
+        run_stack_command(stack, "start", "gateway-2")
         wait_until(lambda: _ready(b), timeout=60, interval=0.5, message="gateway B ready again")
         assert len(rooms_on(b)) == 1
     finally:
@@ -232,12 +235,13 @@ def test_presence_timeout_setting_reaches_the_other_gateway(stack, admin):
     say(a, quiet, room["id"], "then silence")
     say(b, talker, room["id"], "hi")
     try:
-        # The test stack runs with a 4 s presence timeout: after 7 s of silence the quiet one is gone...
-        time.sleep(7)
-        say(b, talker, room["id"], "still here")
-        wait_until(lambda: len(api(a, "GET", f"rooms/{room['id']}", token=token).json["room"]["participants"]) == 1,
-                   timeout=5, message="only the talker present")
-        assert len(participants(b, room["id"])) == 1
+        # The test stack runs with a 4 s presence timeout: the quiet one drops off, in the admin API
+        # and on B, while the talker shows signs of life (a request carrying its session)...
+        def only_the_talker_present():
+            assert chat(b, cmd="participants", chatid=room["id"], sessionid=talker).status == 200
+            listed = api(a, "GET", f"rooms/{room['id']}", token=token).json["room"]["participants"]
+            return len(listed) == 1 and len(participants(b, room["id"])) == 1
+        wait_until(only_the_talker_present, timeout=12, interval=0.5, message="only the talker present")
         # ...until an admin raises the timeout to 5 minutes on gateway A: B lists it again.
         assert api(a, "PUT", "settings", {"presence.timeout.s": 300}, token=token).status == 200
         wait_until(lambda: len(participants(b, room["id"])) == 2, timeout=5, message="presence timeout reaching B")

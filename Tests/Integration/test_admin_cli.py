@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from admin_support import bootstrap_admin
-from conftest import chat, create, say, start, unique_nick, unique_topic, wait_until
+from geochat_support.protocol import chat, create, say, start, unique_nick, unique_topic
+from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")

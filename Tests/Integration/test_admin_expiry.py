@@ -8,7 +8,9 @@ import time
 import pytest
 
 from admin_support import api, bootstrap_admin, login
-from conftest import assert_error, chat, count, create, say, sql, start, unique_topic, wait_until
+from geochat_support.db import count, sql
+from geochat_support.protocol import assert_error, chat, create, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -123,9 +125,14 @@ def test_the_expiry_service_follows_the_live_idle_limit_and_schedule(stack, admi
         assert_error(chat(b, cmd="messages", chatid=old), 404, "no_such_chat")
 
         assert api(b, "PUT", "settings", {"expiry.interval.s": 3600}, token=token).status == 200
-        time.sleep(3)  # the setting arriving, and a run that had started finishing
+        # The setting has arrived when the 2 s schedule (a 1 s tick) skips its runs: none running and
+        # none started for 5 s.
+        quiet = ("SELECT count(*) FROM expiry.jobs WHERE trigger = 'schedule' "
+                 "AND (status = 'running' OR started_at > now() - interval '5 seconds')")
+        wait_until(lambda: count(stack, quiet) == 0, timeout=30, interval=0.5,
+                   message="the scheduled runs stopping under the stored 1-hour interval")
         settled = count(stack, scheduled)
-        time.sleep(6)
+        time.sleep(6)  # a run that does not start can only be watched for: three 2 s intervals
         assert count(stack, scheduled) == settled, "no scheduled run within an interval of an hour"
     finally:
         assert api(b, "PUT", "settings", {"room.idle.limit.s": 2_592_000, "expiry.interval.s": 2},

@@ -1,7 +1,8 @@
 """Bad input on the six commands gets the contract's error and changes nothing."""
 import pytest
 
-from conftest import assert_error, chat, count, create, http, check_xml, raw_chat, start, unique_topic
+from geochat_support.db import count
+from geochat_support.protocol import assert_error, chat, check_xml, create, http, raw_chat, start, unique_topic
 
 COUNTS = {
     "sessions": "SELECT count(*) FROM session.sessions",

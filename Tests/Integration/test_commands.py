@@ -1,7 +1,9 @@
 """The six commands of issue #2 (start, create, chats, join, say, messages), as the contract says."""
 import re
 
-from conftest import (chat, create, http, check_xml, messages, rooms_in, say, sql, start, unique_topic, wait_until)
+from geochat_support.db import sql
+from geochat_support.protocol import chat, check_xml, create, http, messages, rooms_in, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 
 def test_chats_field_example_edges_included_and_ordered_by_id(stack):
@@ -40,7 +42,7 @@ def test_create_retry_within_ten_seconds_returns_the_same_room(stack):
 
 def rooms_in_single(response):
     assert response.status == 200, response
-    from conftest import room_of
+    from geochat_support.protocol import room_of
     return room_of(response.dom().documentElement)
 
 

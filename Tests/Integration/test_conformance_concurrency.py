@@ -8,7 +8,7 @@ import random
 import threading
 import time
 
-from conftest import chat, create, messages, say, start, unique_topic
+from geochat_support.protocol import chat, create, messages, say, start, unique_topic
 from conformance import OwnGateway
 
 WRITERS = 6

@@ -6,7 +6,8 @@ import urllib.parse
 
 import pytest
 
-from conftest import check_xml, count, create, http, raw_chat, start, unique_topic
+from geochat_support.db import count
+from geochat_support.protocol import check_xml, create, http, raw_chat, start, unique_topic
 from conformance import Alternating, element, raw_request
 
 COUNTS = {

@@ -4,7 +4,8 @@ import re
 import urllib.parse
 import uuid
 
-from conftest import assert_error, chat, check_xml, http, messages, say, start, wait_until
+from geochat_support.protocol import assert_error, chat, check_xml, http, messages, say, start
+from geochat_support.waiting import wait_until
 from conformance import Alternating, element, lobby_messages, lobby_room, success
 
 

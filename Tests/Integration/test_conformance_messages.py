@@ -6,8 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import (assert_error, chat, create, http, check_xml, messages, say, sql, start, unique_topic,
-                      wait_until)
+from geochat_support.db import sql
+from geochat_support.protocol import assert_error, chat, check_xml, create, http, messages, say, start, unique_topic
+from geochat_support.waiting import wait_until
 from conformance import Alternating, element
 
 

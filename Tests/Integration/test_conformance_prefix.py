@@ -6,8 +6,10 @@ import uuid
 
 import pytest
 
-from conftest import assert_error, chat, check_xml, create, http, messages, room_of, rooms_in, say, sql, start, \
-    unique_topic, wait_until
+from geochat_support.db import sql
+from geochat_support.protocol import (assert_error, chat, check_xml, create, http, messages, room_of, rooms_in, say,
+    start, unique_topic)
+from geochat_support.waiting import wait_until
 from conformance import OwnGateway, element, lobby_messages, lobby_room, success
 
 PREFIX = "/~rost/geochat"

@@ -1,9 +1,10 @@
 """Conformance, contract 3 `participants` and presence: byte order, duplicates,
 leave, and the presence timeout (GEOCHAT_PRESENCE_TIMEOUT_S=4 in the test
 stack) across both gateways."""
-import time
+import itertools
 
-from conftest import assert_error, chat, create, messages, say, start, unique_topic, wait_until
+from geochat_support.protocol import assert_error, chat, create, messages, say, start, unique_topic
+from geochat_support.waiting import wait_until
 from conformance import Alternating, participants, success
 
 TIMEOUT_S = 4  # deploy/test.sh starts the stack with GEOCHAT_PRESENCE_TIMEOUT_S=4
@@ -56,26 +57,22 @@ def test_presence_timeout_on_both_gateways_and_sign_of_life_through_either(stack
         wait_until(lambda: participants(g, room) == [busy_nick, quiet_nick], message="both listed")
 
     # Busy keeps showing signs of life, alternately through each gateway; Quiet is silent.
-    def keep_busy_alive(seconds):
-        deadline = time.monotonic() + seconds
-        i = 0
-        while time.monotonic() < deadline:
-            messages((a, b)[i % 2], room, sessionid=busy)
-            i += 1
-            time.sleep(0.5)
+    turns = itertools.count()
 
-    keep_busy_alive(TIMEOUT_S + 1.5)
-    for g in (a, b):
-        wait_until(lambda: participants(g, room) == [busy_nick], timeout=3,
-                   message="the silent participant dropped off on both gateways")
+    def busy_alive_and_quiet_gone():
+        messages((a, b)[next(turns) % 2], room, sessionid=busy)
+        return all(participants(g, room) == [busy_nick] for g in (a, b))
+
+    # Bound: the timeout, the sweep's lag, and 3 s per gateway for the news to spread.
+    dropped_within = TIMEOUT_S + 1.5 + 6
+    wait_until(busy_alive_and_quiet_gone, timeout=dropped_within, interval=0.5,
+               message="the silent participant dropped off on both gateways")
     # A sign of life through B (a poll with the session id) brings Quiet back on both.
     messages(b, room, sessionid=quiet)
     for g in (a, b):
         wait_until(lambda: participants(g, room) == [busy_nick, quiet_nick], timeout=3,
                    message="back after a sign of life through gateway B")
-    keep_busy_alive(TIMEOUT_S + 1.5)
-    for g in (a, b):
-        wait_until(lambda: participants(g, room) == [busy_nick], timeout=3, message="silent again, gone again")
+    wait_until(busy_alive_and_quiet_gone, timeout=dropped_within, interval=0.5, message="silent again, gone again")
     # … and through A, with a command that takes no session: any request carrying it counts.
     assert chat(a, cmd="participants", chatid=room, sessionid=quiet).status == 200
     for g in (b, a):

@@ -3,7 +3,9 @@ example, aliases, the retry window, plain-decimal coordinates, the room cap.
 Requests alternate between the two gateways."""
 import random
 
-from conftest import (assert_error, chat, count, create, room_of, rooms_in, sql, start, unique_topic, wait_until)
+from geochat_support.db import count, sql
+from geochat_support.protocol import assert_error, chat, create, room_of, rooms_in, start, unique_topic
+from geochat_support.waiting import wait_until
 from conformance import Alternating, element, stored_room, success
 
 

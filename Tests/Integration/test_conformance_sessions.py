@@ -3,8 +3,10 @@ GET and POST: every request alternates between the two gateways."""
 import re
 import urllib.parse
 
-from conftest import (DECLARATION, assert_error, chat, check_xml, create, http, messages, say, sql, start,
-                      unique_nick, unique_topic, wait_until)
+from geochat_support.db import sql
+from geochat_support.protocol import (assert_error, chat, check_xml, create, DECLARATION, http, messages, say, start,
+    unique_nick, unique_topic)
+from geochat_support.waiting import wait_until
 from conformance import Alternating, element, participants, success
 
 

@@ -1,6 +1,8 @@
 """Rooms nobody visited for longer than the idle limit (30 days) are removed by the
 scheduled expiry run (every 2 s in the test stack), with their messages and memberships."""
-from conftest import assert_error, chat, count, create, messages, rooms_in, say, sql, start, unique_topic, wait_until
+from geochat_support.db import count, sql
+from geochat_support.protocol import assert_error, chat, create, messages, rooms_in, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 
 def backdate(stack, room, days):

@@ -5,8 +5,10 @@ import threading
 import time
 import uuid
 
-from conftest import (assert_error, chat, count, create, http, messages, say, sql, stack_command, start, unique_topic,
-                      wait_until)
+from geochat_support.db import count, sql
+from geochat_support.protocol import assert_error, chat, create, http, messages, say, start, unique_topic
+from geochat_support.stack import run_stack_command
+from geochat_support.waiting import wait_until
 from expiry_support import (DAY, ROOMS_TOPIC, TEST_AGE_S, TEST_LIMIT_S, commands, ids_sql, insert_idle_rooms,
                             remaining)
 
@@ -82,8 +84,8 @@ def test_dry_run_lists_exactly_the_idle_rooms_and_a_real_run_removes_them(stack,
         assert_error(chat(gateway, cmd="say", sessionid=session, chatid=idle[2], msg="x"), 404, "no_such_chat")
 
     # The cold path: a gateway that never saw the removal (restarted) asks the services, which say 404.
-    stack_command(stack, "stop", "gateway-2")
-    stack_command(stack, "start", "gateway-2")
+    run_stack_command(stack, "stop", "gateway-2")
+    run_stack_command(stack, "start", "gateway-2")
     wait_until(lambda: ready(b), timeout=60, interval=0.5, message="gateway 2 back")
     for room in idle:
         assert_error(chat(b, cmd="messages", chatid=room), 404, "no_such_chat")
@@ -175,7 +177,7 @@ def test_a_run_killed_half_way_resumes_and_removes_every_room_once(stack, comman
     progress = f"SELECT count(*) FROM expiry.job_batches WHERE job_id = {job['id']} AND state = 'done'"
     pending = f"SELECT count(*) FROM expiry.job_batches WHERE job_id = {job['id']} AND state <> 'done'"
     wait_until(lambda: count(stack, progress) > 0, timeout=60, interval=0.02, message="the first batch done")
-    stack_command(stack, "kill", "expiry-1")
+    run_stack_command(stack, "kill", "expiry-1")
     left = count(stack, pending)
     done_at_kill = count(stack, progress)
     assert left > 0, "the run finished before it could be killed: raise the room count"
@@ -183,7 +185,7 @@ def test_a_run_killed_half_way_resumes_and_removes_every_room_once(stack, comman
     time.sleep(1)
     assert count(stack, progress) == done_at_kill  # nobody works on it while the service is down
 
-    stack_command(stack, "start", "expiry-1")
+    run_stack_command(stack, "start", "expiry-1")
     finished = commands.wait_finished(job["id"], timeout=120)
     assert finished["status"] == "finished", finished
     selected = finished["selected"]

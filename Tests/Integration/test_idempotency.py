@@ -16,7 +16,10 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from conftest import count, create, say, sql, stack_command, start, unique_topic, wait_until
+from geochat_support.db import count, sql
+from geochat_support.protocol import create, say, start, unique_topic
+from geochat_support.stack import run_stack_command
+from geochat_support.waiting import wait_until
 
 PARTITIONS = 8  # GEOCHAT_PARTITIONS of the test stack
 
@@ -150,11 +153,11 @@ def test_messaging_killed_mid_stream_then_redelivered(stack, wire):
         wire.flush()
         return cs
 
-    killer = threading.Timer(0.5, lambda: stack_command(stack, "kill", "messaging-1"))
+    killer = threading.Timer(0.5, lambda: run_stack_command(stack, "kill", "messaging-1"))
     killer.start()
     produce_all(60)
     killer.join()
-    stack_command(stack, "start", "messaging-1")
+    run_stack_command(stack, "start", "messaging-1")
     wait_until(lambda: _ready(stack, "messaging", 0), timeout=60, interval=0.5, message="messaging-1 ready again")
     second = produce_all(60)
     replies = wire.wait(second, timeout=60)

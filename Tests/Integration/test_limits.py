@@ -12,7 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from admin_support import api, bootstrap_admin, login
-from conftest import assert_error, chat, count, create, http, start, unique_topic, wait_until
+from geochat_support.db import count
+from geochat_support.protocol import assert_error, chat, create, http, start, unique_topic
+from geochat_support.stack import read_instance_env
+from geochat_support.waiting import wait_until
 
 
 def _free_port():
@@ -27,11 +30,8 @@ def _free_port():
 def strict_gateway(stack):
     """A third gateway on the same cluster, with every rate setting at its default."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
-    with open(os.path.join(stack["STATE_DIR"], "instances", "gateway-1.env")) as f:
-        for line in f:
-            key, _, value = line.strip().partition("=")
-            if key and not key.startswith("GEOCHAT_RATE_") and key != "BINARY":
-                env[key] = value
+    env.update({key: value for key, value in read_instance_env(stack, "gateway-1").items()
+                if not key.startswith("GEOCHAT_RATE_") and key != "BINARY"})
     port = _free_port()
     env.update({"GEOCHAT_INSTANCE_ID": "gateway-limits-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
                 "GEOCHAT_HTTP_IDLE_TIMEOUT_S": "2", "GEOCHAT_HTTP_BODY_TIMEOUT_S": "2",

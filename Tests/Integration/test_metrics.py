@@ -8,7 +8,8 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import chat, create, http, messages, say, start, unique_topic, wait_until
+from geochat_support.protocol import chat, create, http, messages, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 SERVICES = ["GATEWAY_URLS", "SESSION_URLS", "ROOMS_URLS", "MESSAGING_URLS", "EXPIRY_URLS"]
 

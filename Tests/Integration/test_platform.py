@@ -5,7 +5,9 @@ import random
 import shutil
 import subprocess
 
-from conftest import chat, create, http, messages, rooms_in, say, sql, start, unique_topic, wait_until
+from geochat_support.db import sql
+from geochat_support.protocol import chat, create, http, messages, rooms_in, say, start, unique_topic
+from geochat_support.waiting import wait_until
 
 
 def test_health_and_ready_on_every_instance(stack):

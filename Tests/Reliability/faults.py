@@ -17,63 +17,19 @@ import argparse
 import json
 import os
 import random
-import shlex
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 import uuid
 
-sys.path.insert(0, os.path.dirname(__file__))
-from legacy_client import SUCCESS_ID, Client, create_room, message_ids_and_texts, start_session  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
+from geochat_support.protocol import Client, create_room, message_ids_and_texts, start_session, success_id_in  # noqa: E402
+from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.stats import percentile  # noqa: E402
+from geochat_support.waiting import poll_until  # noqa: E402
 
 REQUEST_DEADLINE_S = 3.0  # GEOCHAT_REQUEST_TIMEOUT_MS of the gateways
 HANG_S = REQUEST_DEADLINE_S + 2.0  # an answer later than this counts as hanging
-
-
-def read_stack_env(path):
-    values = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line and "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                values[k] = " ".join(shlex.split(v))
-    return values
-
-
-class Stack:
-    def __init__(self, env_path):
-        self.env = read_stack_env(env_path)
-        self.gateways = self.env["GATEWAY_URLS"].split()
-        self.root, self.state = self.env["ROOT"], self.env["STATE_DIR"]
-        self.urls = {}
-        for kind in ("gateway", "session", "rooms", "messaging", "expiry"):
-            for i, url in enumerate(self.env[kind.upper() + "_URLS"].split(), 1):
-                self.urls[f"{kind}-{i}"] = url
-
-    def command(self, *args):
-        run = subprocess.run(["bash", os.path.join(self.root, "deploy", "stack.sh"), *args, "--state-dir", self.state],
-                             capture_output=True, text=True, timeout=180)
-        if run.returncode != 0:
-            raise RuntimeError(f"stack.sh {' '.join(args)}: {run.stdout}{run.stderr}")
-
-    def ready(self, instance):
-        try:
-            with urllib.request.urlopen(self.urls[instance] + "/ready", timeout=1) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    def sql(self, statement):
-        e = self.env
-        run = subprocess.run(["psql", "-h", e["PG_HOST"], "-p", e["PG_PORT"], "-U", e["PG_USER"], "-d", e["PG_DATABASE"],
-                              "-AtF", "\t", "-v", "ON_ERROR_STOP=1", "-c", statement],
-                             capture_output=True, text=True, timeout=120)
-        if run.returncode != 0:
-            raise RuntimeError(run.stderr)
-        return [line.split("\t") for line in run.stdout.splitlines() if line]
 
 
 class Record:
@@ -113,10 +69,7 @@ class Poster(threading.Thread):
             text = f"{self.run_tag}-{self.index}-{seq}"
             began = time.time()
             out = self.clients[g].chat(cmd="say", sessionid=session, chatid=room, msg=text)
-            msg_id = None
-            if out.ok:
-                m = SUCCESS_ID.search(out.body)
-                msg_id = int(m.group(1)) if m else None
+            msg_id = success_id_in(out.body) if out.ok else None
             self.record.says.append((text, room, g, began, out.latency, out.status, out.code, msg_id,
                                      out.outcome_unknown))
             if out.error:
@@ -200,15 +153,6 @@ class Churn(threading.Thread):
             time.sleep(self.interval)
 
 
-def wait_for(condition, timeout, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return False
-
-
 class Faults:
     """Injects one fault at a time and measures how long until the system answers again."""
 
@@ -231,7 +175,7 @@ class Faults:
         if not out.ok:
             return False
         for c in self.clients:
-            ok = wait_for(lambda: any(t == text for _, t in message_ids_and_texts(
+            ok = poll_until(lambda: any(t == text for _, t in message_ids_and_texts(
                 c.chat(cmd="messages", chatid=self.room, past=0, limit=20).body)), 5, 0.2)
             if not ok:
                 return False
@@ -274,7 +218,7 @@ class Faults:
         else:
             self.stack.command("start", target)
         limit = 120 if target == "kafka" else 60
-        ok = wait_for(lambda: self.answering(target), limit, 0.1)
+        ok = poll_until(lambda: self.answering(target), limit, 0.1)
         answered = time.time()
         result = {
             "target": target, "kind": "kill -9" if target not in ("postgres", "kafka") else "stop/start",
@@ -337,8 +281,6 @@ def analyse(stack, run_tag, record, pollers, faults, timing, args):
                 if want is not None and p.texts[(room, msg_id)] != want:
                     text_mismatch += 1
 
-    def latencies(items, status):
-        return [x for x in items if x == status]
     all_requests = [(s[5], s[4], s[8]) for s in record.says] + [(o[4], o[3], o[6]) for o in record.others]
     lat_503 = [lat for status, lat, _ in all_requests if status == 503]
     hangs = [lat for status, lat, unknown_ in all_requests if status != 200 and lat > HANG_S]
@@ -346,10 +288,10 @@ def analyse(stack, run_tag, record, pollers, faults, timing, args):
     statuses = {}
     for status, _, _ in all_requests:
         statuses[str(status)] = statuses.get(str(status), 0) + 1
-    ok_lat = sorted(s[4] for s in acked)
+    ok_lat = [s[4] for s in acked]
 
-    def pct(values, q):
-        return round(values[min(len(values) - 1, int(q * len(values)))] * 1000, 1) if values else None
+    def ms(p):
+        return round(percentile(ok_lat, p) * 1000, 1) if ok_lat else None
 
     kill_recoveries = [f["recovery_s"] for f in faults.results if f["kind"] == "kill -9"]
     return {
@@ -359,7 +301,7 @@ def analyse(stack, run_tag, record, pollers, faults, timing, args):
         "attempted_rate": round(len(record.says) / timing["load_s"], 1),
         "acknowledged": len(acked),
         "acknowledged_rate": round(len(acked) / timing["load_s"], 1),
-        "say_latency_ms": {"p50": pct(ok_lat, 0.5), "p99": pct(ok_lat, 0.99), "max": pct(ok_lat, 1.0)},
+        "say_latency_ms": {"p50": ms(50), "p99": ms(99), "max": ms(100)},
         "refused": len(refused), "refused_codes": count_codes(refused),
         "outcome_unknown": len(unknown), "outcome_unknown_stored": unknown_stored,
         "lost": len(lost), "wrong_id": len(wrong_id), "duplicated": len(duplicated),
@@ -394,7 +336,7 @@ def count_crashes(stack):
     """Processes that died by themselves: a fatal error or a signal in a log
     that the harness did not cause (its own kills leave no trace in the log)."""
     crashes = sum(1 for instance in stack.urls if not stack.ready(instance))  # down at the end
-    logs = os.path.join(stack.state, "logs")
+    logs = os.path.join(stack.state_dir, "logs")
     for name in os.listdir(logs):
         if name == "kafka.log":
             continue
@@ -477,7 +419,7 @@ def main():
 
     def caught_up():
         return all(p.last[r] >= heads.get(r, 0) for p in pollers for r in p.rooms)
-    wait_for(caught_up, 60, 0.5)
+    poll_until(caught_up, 60, 0.5)
     stop_polls.set()
     for p in pollers:
         p.join(15)

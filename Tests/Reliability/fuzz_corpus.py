@@ -22,11 +22,11 @@ import time
 import urllib.parse
 import xml.parsers.expat
 
-sys.path.insert(0, os.path.dirname(__file__))
-from faults import Stack  # noqa: E402
-from legacy_client import Client, create_room, message_ids_and_texts, start_session  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
+from geochat_support.protocol import (CONTENT_TYPE, DECLARATION, Client, create_room,  # noqa: E402
+                                      message_ids_and_texts, start_session)
+from geochat_support.stack import Stack  # noqa: E402
 
-DECLARATION = b'<?xml version="1.0" encoding="UTF-8" ?>'
 ROOTS = {"sessionid", "success", "error", "chats", "chat", "messages", "participants"}
 ALLOWED = {200, 400, 403, 404, 413, 429, 503}
 
@@ -255,7 +255,7 @@ class Tally:
             self.statuses[status] = self.statuses.get(status, 0) + 1
             if status not in ALLOWED:
                 self.bad_5xx.append((status, request[:200], body[:200]))
-            if (not body.startswith(DECLARATION) or headers.get("content-type") != "text/xml; charset=utf-8"
+            if (not body.startswith(DECLARATION.encode()) or headers.get("content-type") != CONTENT_TYPE
                     or not well_formed(body)):
                 self.not_xml.append((status, request[:200], body[:200]))
             if status == 200:

@@ -63,7 +63,7 @@ def main():
         w(row("target post rate", f"{f['target_rate']:.0f} /s"))
         w(row("posts attempted", f"{f['says_attempted']} ({f['attempted_rate']} /s reached by the driver)"))
         w(row("acknowledged (`<success>`)", f"{f['acknowledged']} ({f['acknowledged_rate']} /s)"))
-        w(row("say latency of successes p50 / p99 / max", "%s / %s / %s ms" % (
+        w(row("say latency of successes p50 / p99 / max (nearest rank)", "%s / %s / %s ms" % (
             f['say_latency_ms']['p50'], f['say_latency_ms']['p99'], f['say_latency_ms']['max'])))
         w(row("**lost** (acknowledged, not in PostgreSQL)", f"**{f['lost']}**"))
         w(row("**duplicated** (one say stored twice)", f"**{f['duplicated']}**"))

@@ -11,7 +11,6 @@ import datetime
 import os
 import random
 import re
-import shlex
 import statistics
 import subprocess
 import sys
@@ -19,53 +18,23 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
-
-sys.path.insert(0, os.path.dirname(__file__))
-from httpclient import Pool, gather_limited  # noqa: E402
+from dataclasses import dataclass, field
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
+from geochat_support.protocol import (AsyncPool, chat_path, gather_limited, message_ids_and_texts,  # noqa: E402
+                                      room_id_in, session_id_in, success_id_in)
+from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.stats import percentile  # noqa: E402
+
 # Fan-out last: at 1,000 posts/s it overloads this machine, and the backlog it leaves
 # in the broker would slow every scenario after it.
 SCENARIOS = ["idle", "chats", "say", "memory", "fanout"]
-MESSAGE_ID = re.compile(rb'\sid="(\d+)"')  # not chatid="…"
-TOKEN = re.compile(rb"<text>(fo\d+)</text>")
+BULK_SQL_TIMEOUT_S = 600  # a million rooms inserted, or indexed, on a loaded machine
 
 
 def log(text):
     print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------- the stack
-
-class Stack:
-    def __init__(self, env_file):
-        self.env = {}
-        with open(env_file) as f:
-            for line in f:
-                if "=" in line and not line.startswith("#"):
-                    key, value = line.strip().split("=", 1)
-                    self.env[key] = " ".join(shlex.split(value))
-        self.gateways = self.env["GATEWAY_URLS"].split()
-        self.messaging = self.env["MESSAGING_URLS"].split()
-        self.rooms = self.env["ROOMS_URLS"].split()
-        self.state = self.env["STATE_DIR"]
-
-    def sql(self, statement, timeout=600):
-        run = subprocess.run(
-            ["psql", "-h", self.env["PG_HOST"], "-p", self.env["PG_PORT"], "-U", self.env["PG_USER"],
-             "-d", self.env["PG_DATABASE"], "-AtqF", "\t", "-v", "ON_ERROR_STOP=1", "-c", statement],
-            capture_output=True, text=True, timeout=timeout)
-        if run.returncode != 0:
-            raise RuntimeError(run.stderr)
-        return [line.split("\t") for line in run.stdout.splitlines() if line]
-
-    def command(self, *args):
-        subprocess.run(["bash", os.path.join(ROOT, "deploy", "stack.sh"), *args, "--state-dir", self.state],
-                       check=True, capture_output=True, timeout=120)
-
-    def pid(self, instance):
-        with open(os.path.join(self.state, "pids", instance + ".pid")) as f:
-            return int(f.read().strip())
 
 
 def rss_mb(pid):
@@ -137,16 +106,15 @@ def wrk(base_url, paths, seconds, connections, threads=2):
 # ---------------------------------------------------------------- set-up helpers
 
 def q(**params):
-    return "/chat.php?" + urllib.parse.urlencode({"v": 5, **params})
+    return chat_path(v=5, **params)
 
 
 async def start_sessions(pool, count, prefix, concurrency=64, attempts=3):
     paths, ids = [q(cmd="start", nick=f"{prefix}{i}") for i in range(count)], []
     for attempt in range(attempts):
         answers = await gather_limited(pool, paths, concurrency)
-        ids += [re.search(rb"<sessionid>([0-9a-v]+)</sessionid>", body).group(1).decode()
-                for status, body in answers if status == 200]
-        paths = [p for p, (status, _) in zip(paths, answers) if status != 200]
+        ids += [session_id_in(answer.body) for answer in answers if answer.ok]
+        paths = [p for p, answer in zip(paths, answers) if not answer.ok]
         if not paths:
             break
     return ids
@@ -159,8 +127,8 @@ async def create_rooms(pool, session, count, tag, concurrency=16):
     rooms = []
     for attempt in range(5):  # a loaded machine answers some with 503: ask again for those
         answers = await gather_limited(pool, paths, concurrency)
-        rooms += [int(re.search(rb"<id>(\d+)</id>", body).group(1)) for status, body in answers if status == 200]
-        paths = [p for p, (status, _) in zip(paths, answers) if status != 200]
+        rooms += [room_id_in(answer.body) for answer in answers if answer.ok]
+        paths = [p for p, answer in zip(paths, answers) if not answer.ok]
         if not paths:
             return rooms
     if len(rooms) < count * 0.8:
@@ -175,8 +143,7 @@ async def say_all(pool, session, rooms, text, concurrency=32):
         todo = [r for r in rooms if r not in ids]
         answers = await gather_limited(pool, [q(cmd="say", sessionid=session, chatid=r, msg=text) for r in todo],
                                        concurrency)
-        ids.update({r: int(MESSAGE_ID.search(body).group(1)) for r, (status, body) in zip(todo, answers)
-                    if status == 200})
+        ids.update({r: success_id_in(answer.body) for r, answer in zip(todo, answers) if answer.ok})
         if len(ids) == len(rooms):
             break
     return [ids.get(r) for r in rooms]
@@ -194,18 +161,18 @@ def fresh_broker(stack, timeout=120):
     stack.command("start-kafka")
 
     async def probe():
-        pools = [Pool(url, 2) for url in stack.gateways]
+        pools = [AsyncPool(url, 2) for url in stack.gateways]
         try:
             sessions = await start_sessions(pools[0], 1, "probe", attempts=1)
             if not sessions:
                 return False
             rooms = await create_rooms(pools[0], sessions[0], 1, "probe")
-            status, body = await pools[0].get(q(cmd="say", sessionid=sessions[0], chatid=rooms[0], msg="probe"))
-            if status != 200:
+            answer = await pools[0].get(q(cmd="say", sessionid=sessions[0], chatid=rooms[0], msg="probe"))
+            if not answer.ok:
                 return False
             for pool in pools:
-                status, body = await pool.get(q(cmd="messages", chatid=rooms[0], past=0))
-                if status != 200 or b"probe" not in body:
+                answer = await pool.get(q(cmd="messages", chatid=rooms[0], past=0))
+                if not answer.ok or b"probe" not in answer.body:
                     return False
             return True
         except Exception:
@@ -229,7 +196,7 @@ def scenario_idle(stack, hello_url, args, results):
     gateway = stack.gateways[0]
 
     async def setup():
-        pool = Pool(gateway, 32)
+        pool = AsyncPool(gateway, 32)
         session = (await start_sessions(pool, 1, "idle"))[0]
         rooms = await create_rooms(pool, session, 200, "idle")
         latest = await say_all(pool, session, rooms, "the only message")
@@ -265,95 +232,137 @@ def scenario_fanout(stack, args, results):
     fanout_at(stack, args, results, args.fanout_rate, "")
 
 
+FANOUT_ROOMS = 100
+FANOUT_WARM_UP_S = 2.0  # the first seconds of posting are not measured
+FANOUT_ANSWER_GRACE_S = 10.0  # a say without an answer this long after the last send counts as failed
+
+
+@dataclass
+class FanoutRooms:
+    """The fan-out's set-up: sessions and rooms made through gateway A; the first `polled`
+    rooms are followed on gateway B from their latest message id (`heads`)."""
+    sessions: list
+    rooms: list
+    polled: list
+    heads: dict
+
+
+@dataclass
+class FanoutRecord:
+    """What one fan-out run sent and saw (times from time.monotonic())."""
+    sent: dict = field(default_factory=dict)  # token → scheduled send time, polled rooms only
+    seen: dict = field(default_factory=dict)  # token → time of the first poll on B that returned it
+    answered_ms: list = field(default_factory=list)  # each say's own answer time, after the warm-up
+    failures: int = 0
+
+
+async def fanout_rooms(pool_a, pool_b, polled_count):
+    sessions = await start_sessions(pool_a, 8, "fan")
+    rooms = await create_rooms(pool_a, sessions[0], FANOUT_ROOMS, "fanout")
+    polled = rooms[:polled_count]
+    heads = {}
+    for room in polled:
+        answer = await pool_b.get(q(cmd="messages", chatid=room, past=0))
+        heads[room] = max([i for i, _ in message_ids_and_texts(answer.body)] or [0])
+    return FanoutRooms(sessions, rooms, polled, heads)
+
+
+async def fanout_say(pool_a, setup, record, i, scheduled, warm_from):
+    """Say number i, token `fo{i}`, in room i mod the room count."""
+    room = setup.rooms[i % len(setup.rooms)]
+    token = f"fo{i}"
+    if room in setup.heads:
+        record.sent[token] = scheduled
+    answer = await pool_a.get(q(cmd="say", sessionid=setup.sessions[i % len(setup.sessions)], chatid=room,
+                                msg=token))
+    if not answer.ok:
+        record.failures += 1
+    elif scheduled >= warm_from:
+        record.answered_ms.append((time.monotonic() - scheduled) * 1000)
+
+
+async def post_at_rate(pool_a, setup, record, rate, seconds, t0):
+    """Says at a fixed rate from t0 (each scheduled at t0 + i / rate, not after the previous answer)."""
+    warm_from = t0 + FANOUT_WARM_UP_S
+    tasks = []
+    for i in range(int(rate * seconds)):
+        scheduled = t0 + i / rate
+        delay = scheduled - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.ensure_future(fanout_say(pool_a, setup, record, i, scheduled, warm_from)))
+    # An overloaded stack answers 503 only after the 3 s request timeout, and
+    # the backlog on 128 connections would take minutes to drain: what has
+    # no answer 10 s after the last scheduled send counts as failed.
+    _, pending = await asyncio.wait(tasks, timeout=FANOUT_ANSWER_GRACE_S)
+    for task in pending:
+        task.cancel()
+    record.failures += len(pending)
+
+
+async def follow_room(pool_b, room, last, interval, phase, stop, record):
+    """Polls one room every `interval` seconds (offset by `phase`) from id `last`, noting when each
+    token is first seen, until `stop` is set."""
+    tick = time.monotonic() + phase
+    while not stop.is_set():
+        tick += interval
+        answer = await pool_b.get(q(cmd="messages", chatid=room, past=last, limit=200))
+        now = time.monotonic()
+        if answer.ok:
+            for message_id, text in message_ids_and_texts(answer.body):
+                record.seen.setdefault(text, now)
+                last = max(last, message_id)
+        await asyncio.sleep(max(0, tick - time.monotonic()))
+
+
+async def fanout_run(stack, rate, seconds, polled_count, interval):
+    """Posts at `rate` through gateway A while pollers follow rooms on gateway B; the record of it."""
+    pool_a = AsyncPool(stack.gateways[0], 128)
+    pool_b = AsyncPool(stack.gateways[-1], polled_count)
+    try:
+        setup = await fanout_rooms(pool_a, pool_b, polled_count)
+        record = FanoutRecord()
+        stop = asyncio.Event()
+        pollers = [asyncio.ensure_future(follow_room(pool_b, room, setup.heads[room], interval,
+                                                     interval * i / polled_count, stop, record))
+                   for i, room in enumerate(setup.polled)]
+        await post_at_rate(pool_a, setup, record, rate, seconds, t0=time.monotonic() + 0.2)
+        await asyncio.sleep(2)  # the last says' fan-out
+        stop.set()
+        await asyncio.gather(*pollers)
+        return record
+    finally:
+        pool_a.close()
+        pool_b.close()
+
+
+def fanout_figures(record):
+    """Fan-out latency: from a say's scheduled send time to the first poll on B that returned it,
+    for the says after the warm-up; and the says' own answer times."""
+    warm = min(record.sent.values()) + FANOUT_WARM_UP_S if record.sent else 0
+    measured = {t: s for t, s in record.sent.items() if s >= warm}
+    latencies = [(record.seen[t] - s) * 1000 for t, s in measured.items() if t in record.seen]
+
+    def pct(values, p):
+        return percentile(values, p) if values else float("nan")
+    return {
+        "fanout_p50_ms": pct(latencies, 50), "fanout_p99_ms": pct(latencies, 99),
+        "fanout_max_ms": pct(latencies, 100), "fanout_measured": len(latencies),
+        "fanout_missing": len(measured) - len(latencies), "fanout_say_failures": record.failures,
+        # The say's own answer time (send → <success> on gateway A): the part of
+        # the fan-out latency spent before the event leaves messaging.
+        "fanout_say_p50_ms": pct(record.answered_ms, 50), "fanout_say_p99_ms": pct(record.answered_ms, 99),
+    }
+
+
 def fanout_at(stack, args, results, rate, suffix):
     """Posts at a fixed rate through gateway A; pollers on gateway B; time from the say
     request (its scheduled send time) to the first poll on B that returns it."""
-    gw_a, gw_b = stack.gateways[0], stack.gateways[-1]
-    seconds = args.seconds * 2
-    room_count, polled_count, interval = 100, args.fanout_polled, args.poll_interval_ms / 1000
-
-    async def run():
-        pool_a = Pool(gw_a, 128)
-        sessions = await start_sessions(pool_a, 8, "fan")
-        rooms = await create_rooms(pool_a, sessions[0], room_count, "fanout")
-        pool_b = Pool(gw_b, polled_count)
-        heads = {}
-        for room in rooms[:polled_count]:
-            status, body = await pool_b.get(q(cmd="messages", chatid=room, past=0))
-            heads[room] = max([int(x) for x in MESSAGE_ID.findall(body)] or [0])
-        sent, seen, failures, answered = {}, {}, [0], []
-        stop = asyncio.Event()
-
-        async def say(i, scheduled):
-            room = rooms[i % room_count]
-            token = f"fo{i}"
-            if i % room_count < polled_count:
-                sent[token] = scheduled
-            status, _ = await pool_a.get(q(cmd="say", sessionid=sessions[i % len(sessions)], chatid=room, msg=token))
-            if status != 200:
-                failures[0] += 1
-            elif scheduled >= warm_from:
-                answered.append((time.monotonic() - scheduled) * 1000)
-
-        t0 = time.monotonic() + 0.2
-        warm_from = t0 + 2.0  # as for the fan-out figures below
-
-        async def poster():
-            tasks = []
-            for i in range(int(rate * seconds)):
-                scheduled = t0 + i / rate
-                delay = scheduled - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                tasks.append(asyncio.ensure_future(say(i, scheduled)))
-            # An overloaded stack answers 503 only after the 3 s request timeout, and
-            # the backlog on 128 connections would take minutes to drain: what has
-            # no answer 10 s after the last scheduled send counts as failed.
-            _, pending = await asyncio.wait(tasks, timeout=10)
-            for task in pending:
-                task.cancel()
-            failures[0] += len(pending)
-
-        async def poller(room, phase):
-            last = heads[room]
-            tick = time.monotonic() + phase
-            while not stop.is_set():
-                tick += interval
-                status, body = await pool_b.get(q(cmd="messages", chatid=room, past=last, limit=200))
-                now = time.monotonic()
-                if status == 200:
-                    for token in TOKEN.findall(body):
-                        seen.setdefault(token.decode(), now)
-                    ids = MESSAGE_ID.findall(body)
-                    if ids:
-                        last = max(last, max(int(x) for x in ids))
-                delay = tick - time.monotonic()
-                await asyncio.sleep(max(0, delay))
-
-        pollers = [asyncio.ensure_future(poller(r, interval * i / polled_count))
-                   for i, r in enumerate(rooms[:polled_count])]
-        await poster()
-        await asyncio.sleep(2)
-        stop.set()
-        await asyncio.gather(*pollers)
-        pool_a.close()
-        pool_b.close()
-        return sent, seen, failures[0], sorted(answered)
-
-    sent, seen, failures, answered = asyncio.run(run())
-    warm = min(sent.values()) + 2.0 if sent else 0
-    latencies = sorted((seen[t] - s) * 1000 for t, s in sent.items() if s >= warm and t in seen)
-    missing = sum(1 for t, s in sent.items() if s >= warm and t not in seen)
-    figures = {
-        "fanout_p50_ms": percentile(latencies, 50), "fanout_p99_ms": percentile(latencies, 99),
-        "fanout_max_ms": latencies[-1] if latencies else float("nan"), "fanout_measured": len(latencies),
-        "fanout_missing": missing, "fanout_say_failures": failures,
-        # The say's own answer time (send → <success> on gateway A): the part of
-        # the fan-out latency spent before the event leaves messaging.
-        "fanout_say_p50_ms": percentile(answered, 50), "fanout_say_p99_ms": percentile(answered, 99),
-    }
+    record = asyncio.run(fanout_run(stack, rate, args.seconds * 2, args.fanout_polled, args.poll_interval_ms / 1000))
+    figures = fanout_figures(record)
     log(f"fan-out at {rate}/s: p50 {fmt(figures['fanout_p50_ms'])} ms, p99 {fmt(figures['fanout_p99_ms'])} ms, "
-        f"{len(latencies)} measured, {missing} unseen, {failures} says failed; the says' own answers "
+        f"{figures['fanout_measured']} measured, {figures['fanout_missing']} unseen, "
+        f"{figures['fanout_say_failures']} says failed; the says' own answers "
         f"p50 {fmt(figures['fanout_say_p50_ms'])} ms, p99 {fmt(figures['fanout_say_p99_ms'])} ms")
     results.update({name + suffix: value for name, value in figures.items()})
 
@@ -363,7 +372,7 @@ def scenario_say(stack, args, results):
     gateway = stack.gateways[0]
 
     async def setup():
-        pool = Pool(gateway, 64)
+        pool = AsyncPool(gateway, 64)
         sessions = await start_sessions(pool, 64, "say")
         rooms = await create_rooms(pool, sessions[0], 256, "say")
         await say_all(pool, sessions[0], rooms, "opening the log")
@@ -522,7 +531,7 @@ def scenario_memory(stack, args, results):
     sessions_target, rooms_target = args.sessions, args.active_rooms
 
     async def starts():
-        pools = [Pool(url, 64) for url in stack.gateways]
+        pools = [AsyncPool(url, 64) for url in stack.gateways]
         started = time.monotonic()
         made, i, batch = 0, 0, 2000
         while made < sessions_target and time.monotonic() - started < args.start_budget_s:
@@ -557,10 +566,10 @@ def scenario_memory(stack, args, results):
         ON CONFLICT DO NOTHING;""")
 
     async def activate():
-        pool = Pool(gw_b, 64)
+        pool = AsyncPool(gw_b, 64)
         answers = await gather_limited(pool, [q(cmd="messages", chatid=r, past=0) for r in room_ids], 64)
         pool.close()
-        return sum(1 for s, _ in answers if s == 200)
+        return sum(1 for answer in answers if answer.ok)
 
     active = asyncio.run(activate())
     time.sleep(3)
@@ -570,13 +579,6 @@ def scenario_memory(stack, args, results):
         "memory_sessions_known": int(metrics.get(("geochat_gateway_sessions", ""), -1)),
         "memory_rooms_loaded": int(metrics.get(("geochat_gateway_rooms_loaded", ""), -1)),
     })
-
-
-def percentile(values, p):
-    if not values:
-        return float("nan")
-    k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
-    return values[k]
 
 
 # ---------------------------------------------------------------- report
@@ -691,7 +693,7 @@ def main():
     parser.add_argument("--build", default="release build")
     args = parser.parse_args()
 
-    stack = Stack(args.stack_env)
+    stack = Stack(args.stack_env, sql_timeout=BULK_SQL_TIMEOUT_S)
     results = {}
     meta = {"when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": machine_facts(), "command": args.command, "build": args.build}

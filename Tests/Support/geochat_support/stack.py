@@ -1,0 +1,99 @@
+"""The stack a test, the fault harness or a benchmark runs against. deploy/stack.sh
+writes STATE_DIR/stack.env (URLs of every instance, PostgreSQL and Kafka
+addresses, ROOT, BIN_DIR) and one STATE_DIR/instances/NAME.env per instance
+(the environment that instance runs with)."""
+import os
+import shlex
+import subprocess
+import urllib.request
+
+from . import db
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+SERVICE_KINDS = ("gateway", "session", "rooms", "messaging", "expiry")
+
+
+class StackCommandError(RuntimeError):
+    pass
+
+
+def read_stack_env(path=None):
+    """stack.env as a dict; values are shell words (GATEWAY_URLS="a b" reads as `a b`).
+    Without a path: the file named by GEOCHAT_STACK_ENV."""
+    path = path or os.environ.get("GEOCHAT_STACK_ENV")
+    if not path:
+        raise RuntimeError("GEOCHAT_STACK_ENV is not set: start a stack with deploy/stack.sh and name its stack.env")
+    values = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                key, value = line.split("=", 1)
+                values[key] = " ".join(shlex.split(value))
+    return values
+
+
+def read_instance_env(env, instance):
+    """The environment an instance (gateway-1, session-1, …) runs with, as written: raw KEY=VALUE lines,
+    BINARY included (the executable, not a variable the service reads)."""
+    values = {}
+    with open(os.path.join(env["STATE_DIR"], "instances", instance + ".env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                key, value = line.split("=", 1)
+                values[key] = value
+    return values
+
+
+def instance_urls(env):
+    """{instance name: base URL} for every service instance, e.g. {"gateway-1": "http://127.0.0.1:…"}."""
+    urls = {}
+    for kind in SERVICE_KINDS:
+        for i, url in enumerate(env[kind.upper() + "_URLS"].split(), 1):
+            urls[f"{kind}-{i}"] = url
+    return urls
+
+
+def run_stack_command(env, *args, timeout=180):
+    """`deploy/stack.sh ARGS… --state-dir STATE_DIR` (kill, start, stop-kafka, …); raises when it fails."""
+    run = subprocess.run(["bash", os.path.join(env["ROOT"], "deploy", "stack.sh"), *args, "--state-dir",
+                          env["STATE_DIR"]], capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise StackCommandError(f"stack.sh {' '.join(args)}: {run.stdout}{run.stderr}")
+
+
+def is_ready(url, timeout=1):
+    """Whether the instance at `url` answers 200 on /ready."""
+    try:
+        with urllib.request.urlopen(url + "/ready", timeout=timeout) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+class Stack:
+    """The stack of one stack.env, for the scripts (the integration tests use the dict of `read_stack_env`)."""
+
+    def __init__(self, env_path=None, sql_timeout=120):
+        self.env = read_stack_env(env_path)
+        self.sql_timeout = sql_timeout
+        self.root, self.state_dir = self.env["ROOT"], self.env["STATE_DIR"]
+        self.gateways = self.env["GATEWAY_URLS"].split()
+        self.messaging = self.env["MESSAGING_URLS"].split()
+        self.rooms = self.env["ROOMS_URLS"].split()
+        self.urls = instance_urls(self.env)
+
+    def command(self, *args, timeout=180):
+        run_stack_command(self.env, *args, timeout=timeout)
+
+    def ready(self, instance):
+        return is_ready(self.urls[instance])
+
+    def pid(self, instance):
+        with open(os.path.join(self.state_dir, "pids", instance + ".pid")) as f:
+            return int(f.read().strip())
+
+    def sql(self, statement, timeout=None):
+        """db.sql on this stack's database; `timeout` defaults to the stack's `sql_timeout`."""
+        return db.sql(self.env, statement, timeout=timeout or self.sql_timeout)
