@@ -1,5 +1,5 @@
 """The expiry service from outside: its commands over the real Kafka broker (the
-envelopes the Swift RequestClient sends, with a reply topic of our own), and
+envelopes the Swift KafkaCommandBus sends, with a reply topic of our own), and
 idle rooms inserted in bulk by SQL for it to find."""
 import json
 import time
@@ -60,7 +60,7 @@ class Commands:
     def request(self, topic, key, command, **kwargs):
         return self.reply(self.send(topic, key, command, **kwargs))
 
-    # The expiry service's commands (ExpiryCommand in Shared/GeoChatDomain/Wire/Commands.swift).
+    # The expiry service's commands (Shared/GeoChatDomain/Wire/ExpiryCommands.swift).
 
     def start_run(self, dry_run, idle_limit_s, requested_by, **kwargs):
         command = {"startRun": {"dryRun": dry_run, "requestedBy": requested_by}}
