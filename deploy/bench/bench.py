@@ -636,6 +636,78 @@ def report(results, args, meta):
     return table, lines, plans
 
 
+def missing(value):
+    return value is None or value != value  # None or NaN
+
+
+def targets(results, args, when):
+    """The "Where the targets stand" table: each target's figure from this run and a
+    verdict. The verdict is met or missed only when the run measured the target's
+    own conditions; otherwise "not measured" (no projection)."""
+    r = results.get
+    rows = []
+
+    ratio = r("idle_poll_ratio")
+    if missing(ratio):
+        rows.append(("idle polls ≥ 75 % of hello world", "—", "not measured"))
+    else:
+        rows.append(("idle polls ≥ 75 % of hello world",
+                     f"{ratio:.2f} ({fmt(r('poll_rps'), 0)} vs {fmt(r('hello_rps'), 0)} req/s, median of "
+                     f"{args.rounds} alternating rounds)", "**met**" if ratio >= 0.75 else "**missed**"))
+
+    target = "fan-out p99 ≤ 25 ms at 1,000 posts/s"
+    p99, measured = r("fanout_p99_ms"), r("fanout_measured") or 0
+    low = r(f"fanout_p99_ms_at_{args.fanout_low_rate}")
+    context = "" if missing(low) else f"; at {args.fanout_low_rate}/s (context, not the target): p99 {fmt(low)} ms"
+    if args.fanout_rate < 1000:
+        rows.append((target, f"run at {args.fanout_rate}/s{context}", "not measured (rate below the target's)"))
+    elif missing(p99) or measured == 0:
+        rows.append((target, f"no message polled{context}", "not measured"))
+    else:
+        lost = (r("fanout_missing") or 0) + (r("fanout_say_failures") or 0)
+        met = p99 <= 25 and lost == 0
+        rows.append((target, f"p99 {fmt(p99)} ms over {measured} messages ({r('fanout_missing')} unseen, "
+                     f"{r('fanout_say_failures')} says failed){context}", "**met**" if met else "**missed**"))
+
+    target = "region queries p99 ≤ 5 ms over 1,000,000 rooms"
+    p99, rooms = r("chats_1m_p99_ms"), r("chats_rooms") or 0
+    if missing(p99):
+        rows.append((target, "—", "not measured"))
+    elif rooms < 1_000_000:
+        rows.append((target, f"p99 {fmt(p99, 2)} ms over {rooms} rooms", "not measured (fewer rooms than the target's)"))
+    else:
+        rows.append((target, f"p99 {fmt(p99, 2)} ms, p50 {fmt(r('chats_1m_p50_ms'), 2)} ms at "
+                     f"{fmt(r('chats_1m_rps'), 0)} req/s (16 connections), {rooms} rooms",
+                     "**met**" if p99 <= 5 else "**missed**"))
+
+    target = "post throughput: a second messaging instance adds capacity"
+    ratio = r("say_ratio")
+    if missing(ratio):
+        rows.append((target, "—", "not measured"))
+    else:
+        rows.append((target, f"1 instance {fmt(r('say_rps_1'), 0)}/s, 2 instances {fmt(r('say_rps_2'), 0)}/s "
+                     f"(ratio {ratio:.2f})", "**met**" if ratio > 1 else "**missed**"))
+
+    target = "gateway memory ≤ 300 MB (100,000 sessions, 10,000 rooms)"
+    rss, sessions, loaded = r("gateway_rss_mb"), r("memory_sessions_known") or 0, r("memory_rooms_loaded") or 0
+    if missing(rss):
+        rows.append((target, "—", "not measured"))
+    else:
+        figure = f"{fmt(rss)} MB RSS with {sessions} sessions and {loaded} rooms loaded"
+        if sessions >= 100_000 and loaded >= 10_000:
+            rows.append((target, figure, "**met**" if rss <= 300 else "**missed**"))
+        elif rss > 300:
+            rows.append((target, figure + " (below the target's load)", "**missed**"))
+        else:
+            rows.append((target, figure, "not measured (the run did not reach the target's load)"))
+
+    table = [f"Run of {when} (the \"Latest run\" section below). A verdict is met or missed only when the "
+             "run measured the target's own conditions; otherwise it is \"not measured\".", "",
+             "| target | figure | verdict |", "| --- | --- | --- |"]
+    table += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return table
+
+
 def write_doc(table, lines, plans, meta):
     path = os.path.join(ROOT, "docs", "benchmarks.md")
     generated = "\n".join([
@@ -649,6 +721,10 @@ def write_doc(table, lines, plans, meta):
         *plans, "",
         "<!-- bench:end -->"])
     text = open(path).read() if os.path.exists(path) else "# Benchmarks\n\n"
+    if "<!-- bench-targets:begin" in text and meta.get("targets"):
+        verdicts = "\n".join(["<!-- bench-targets:begin (written by deploy/bench.sh; edit outside these markers) -->",
+                              *meta["targets"], "<!-- bench-targets:end -->"])
+        text = re.sub(r"<!-- bench-targets:begin.*?<!-- bench-targets:end -->", lambda _: verdicts, text, flags=re.S)
     if "<!-- bench:begin" in text:
         text = re.sub(r"<!-- bench:begin.*?<!-- bench:end -->", lambda _: generated, text, flags=re.S)
     else:
@@ -727,7 +803,10 @@ def main():
     meta["load"] = f"at start {load_before}; at the end {load_facts()}"
     meta["failed"] = results.get("_failed", [])
     table, lines, plans = report(results, args, meta)
+    meta["targets"] = targets(results, args, meta["when"])
     print("\n".join(table))
+    print()
+    print("\n".join(meta["targets"][2:]))
     print()
     print("\n".join(lines))
     if not args.no_doc:
