@@ -29,6 +29,11 @@ def main():
     f = load(args.faults) if os.path.exists(args.faults) else None
     z = load(args.fuzz) if os.path.exists(args.fuzz) else None
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    # Uncommitted changes to anything but docs/ (faults.sh has already truncated
+    # docs/reliability.md by now): the run used code that is not in `commit`.
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs"],
+                           capture_output=True, text=True).stdout.strip()
+    ended = time.time()
     load1 = os.getloadavg()[0]
     out = []
     w = out.append
@@ -39,7 +44,9 @@ def main():
       "see [operations.md](operations.md#fault-injection-harness) for how to run it and "
       "[security.md](security.md) for the review). Do not edit by hand: run it again." % flags)
     w("")
-    w(f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit `{commit}`, "
+    w(f"Run: {time.strftime('%Y-%m-%d %H:%M', time.gmtime(ended - args.seconds))}–"
+      f"{time.strftime('%H:%M UTC', time.gmtime(ended))}, commit `{commit}`"
+      f"{' with uncommitted changes' if dirty else ''}, "
       f"{args.build} build of the services, {os.cpu_count()} cores, load average {load1:.1f} at the end, "
       f"{args.seconds} s in all. "
       "The machine is shared with other engineers' builds: latencies and rates are noisy.")
@@ -116,6 +123,14 @@ def main():
               f"{z.get('many_connections_probe_status')} in {z.get('many_connections_probe_ms')} ms"))
         w(row("crashes", len(z["crashed"])))
         w("")
+    out += notes()
+    print("\n".join(out))
+
+
+def notes():
+    """The prose after the figures: the same in every run (no figure in it is of this run)."""
+    out = []
+    w = out.append
     w("## What the harness and the tests found, and what was changed")
     w("")
     w("- A `say` could be answered `503 unavailable` (\"nothing was done\") and still be stored: the "
@@ -134,19 +149,20 @@ def main():
     w("- A raw query string had no size bound (the 64 KiB `Limits.maxQueryBytes` was not enforced): now `413 too_large`.")
     w("- Recovery of a killed group member is bounded by the consumer group: the broker moves a dead "
       "member's partitions after about the session timeout. The harness runs with "
-      "`GEOCHAT_KAFKA_SESSION_TIMEOUT_MS=4000`; with the one-machine default of 6000 a first short run "
-      "on this loaded machine measured 7.6 s (rooms), 8.9 s (messaging) and 12.7 s (session). Static "
-      "group membership (`group.instance.id`), which would avoid the wait, was tried against Tansu 0.6 "
-      "and never got an assignment.")
+      "`GEOCHAT_KAFKA_SESSION_TIMEOUT_MS=4000`. With the one-machine default of 6000, the recorded run "
+      "`deploy/faults.sh --short` of 2026-11-23 06:36 UTC (commit `8e1ef32`, debug build, load average 43.6; "
+      "its report is this file at commit `9759fce`) took 7.57 s (rooms), 8.86 s (messaging) and 12.71 s "
+      "(session) to recover. Static group membership (`group.instance.id`), which would avoid the wait, was "
+      "tried against Tansu 0.6 and never got an assignment.")
     w("- Throughput: the messaging service ran commands one at a time per instance, then one at a time "
       "per partition; now commands of one key (a room) run in order and different rooms side by side "
-      "(`KeyLanes`), and a `say` is one SQL statement instead of six round trips. On a fresh broker a "
-      "release stack on these 2 cores acknowledges ~550 `say`/s (docs/benchmarks.md). Tansu's memory "
-      "storage lists every stored batch of a partition on each fetch, so the rate falls as records pile "
-      "up (to ~200/s after some 60,000 posts); a broker restart in the schedule resets that.")
-    w("- A CI run (short schedule, debug build) found gateway 2 no longer answering at the end of the "
-      "hostile corpus, ~3 s after it had cut off the slow-body client with `400`; its log went with the "
-      "destroyed stack. The likely cause: the body reader ran in a task that outlived the handler "
+      "(`KeyLanes`), and a `say` is one SQL statement instead of six round trips. The post rate a stack "
+      "sustains is measured by `deploy/bench.sh` (docs/benchmarks.md), not by this harness. Tansu's memory "
+      "storage lists every stored batch of a partition on each fetch, so it slows as records pile up; the "
+      "broker restarts in the schedule reset that.")
+    w("- A CI run (`deploy/test.sh`, which runs `deploy/faults.sh --short --no-doc`; debug build) found gateway 2 no longer answering at the end "
+      "of the hostile corpus, shortly after it had cut off the slow-body client with `400`; its log went "
+      "with the destroyed stack. The likely cause: the body reader ran in a task that outlived the handler "
       "(`bounded`), so it could iterate the request body alongside the server's drain of it. Bodies are now "
       "read with `withDeadline`, which returns only once the read has stopped, and `deploy/faults.sh` prints "
       "the last lines of every instance's log when a run fails.")
@@ -172,7 +188,7 @@ def main():
       "several seconds of re-creation seen here. Commands that waited in the topic past their deadline are "
       "dropped unanswered by their owner, as here.")
     w("")
-    print("\n".join(out))
+    return out
 
 
 if __name__ == "__main__":
