@@ -174,6 +174,10 @@ let package = Package(
             name: "RoomsServiceTests", dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/RoomsServiceTests"),
         .testTarget(
+            name: "ExpiryServiceTests",
+            dependencies: ["ExpiryService", "GeoChatBus", "GeoChatDomain", "GeoChatRuntime", "GeoChatTestSupport"],
+            path: "Tests/ExpiryServiceTests"),
+        .testTarget(
             name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
             path: "Tests/MessagingTests"),
         .testTarget(
