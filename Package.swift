@@ -168,7 +168,11 @@ let package = Package(
             ],
             path: "Tests/TestSupport"),
         .testTarget(
-            name: "SessionServiceTests", dependencies: ["SessionService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
+            name: "SessionServiceTests",
+            dependencies: [
+                "SessionService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
             path: "Tests/SessionServiceTests"),
         .testTarget(
             name: "RoomsServiceTests", dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],

@@ -31,9 +31,11 @@ struct SessionServiceMain {
             SessionCommandHandlers(store: store, events: host.events, logger: env.logger).handlers,
             group: ConsumerGroups.sessionCommands)
 
+        let topics = TopicProvisioner(producer: host.producer, settings: env.kafka, logger: env.logger)
         let broadcaster = StateBroadcaster(
             store: adminStore, events: host.events,
-            topics: TopicProvisioner(producer: host.producer, settings: env.kafka, logger: env.logger), logger: env.logger)
+            stateRecordCount: { try await topics.recordCount(Topics.settings) + topics.recordCount(Topics.bans) },
+            logger: env.logger)
         let admin = AdminCommandHandlers(
             store: adminStore, state: broadcaster,
             tokenLifetimeSeconds: try env.configuration.int("admin.token.ttl.s", default: 43_200),

@@ -1,6 +1,5 @@
 import GeoChatBus
 import GeoChatDomain
-import GeoChatKafka
 import Logging
 
 /// Publishes settings and bans on their state topics: each change as it is
@@ -10,7 +9,8 @@ import Logging
 struct StateBroadcaster: Sendable {
     let store: AdminStore
     let events: any EventPublisher
-    let topics: TopicProvisioner
+    /// How many records the settings and bans topics hold now.
+    let stateRecordCount: @Sendable () async throws -> Int64
     let logger: Logger
 
     func publish(_ setting: SettingValue) async throws {
@@ -54,7 +54,5 @@ struct StateBroadcaster: Sendable {
         }
     }
 
-    private func recordCount() async throws -> Int64 {
-        try await topics.recordCount(Topics.settings) + topics.recordCount(Topics.bans)
-    }
+    private func recordCount() async throws -> Int64 { try await stateRecordCount() }
 }

@@ -1,0 +1,129 @@
+import GeoChatBus
+import GeoChatDomain
+import GeoChatTestSupport
+import HummingbirdBcrypt
+import Logging
+import Testing
+
+@testable import SessionService
+
+/// Administration's command handlers on the session service's store in a
+/// scratch PostgreSQL database, commands through the in-memory bus, the state
+/// topics' events recorded.
+@Suite(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+struct AdminCommandHandlersTests {
+    struct Fixture {
+        let store: AdminStore
+        let sessions: PostgresSessionStore
+        let events: RecordedEvents
+        let bus: InMemoryCommandBus
+
+        func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
+            try await bus.send(command, within: .seconds(10))
+        }
+
+        func audit(_ action: String) async throws -> [AuditEntry] {
+            try await store.auditLog(limit: 100).filter { $0.action == action }
+        }
+    }
+
+    static func withAdmin(_ body: @Sendable (Fixture) async throws -> Void) async throws {
+        try await ScratchDatabase.with { database in
+            let sessions = PostgresSessionStore(database: database)
+            try await sessions.migrate()
+            let store = AdminStore(database: database)
+            _ = try await store.saveAdmin(AdminName("root")!, passwordHash: Bcrypt.hash("correct horse", cost: 4), replace: false)
+            let events = RecordedEvents()
+            let handlers = AdminCommandHandlers(
+                store: store, state: StateBroadcaster(store: store, events: events, stateRecordCount: { 0 }, logger: Logger(label: "t")),
+                tokenLifetimeSeconds: 600, loginFailureLimit: 3, decoyHash: Bcrypt.hash("decoy", cost: 4),
+                logger: Logger(label: "test"))
+            try await body(Fixture(store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers])))
+        }
+    }
+
+    @Test func aLoginGivesATokenThatAuthenticatesUntilLogout() async throws {
+        try await Self.withAdmin { admin in
+            guard case .granted(let login) = try await admin.send(LogIn(name: "root", password: "correct horse")) else {
+                Issue.record("login refused")
+                return
+            }
+            #expect(login.name == "root" && !login.token.isEmpty)
+            let hash = try #require(BearerToken.hash(login.token))
+            guard case .granted(let identity) = try await admin.send(Authenticate(tokenHash: hash)) else {
+                Issue.record("token refused")
+                return
+            }
+            #expect(identity.name == "root")
+            _ = try await admin.send(LogOut(tokenHash: hash, admin: "root"))
+            guard case .refused = try await admin.send(Authenticate(tokenHash: hash)) else {
+                Issue.record("a revoked token still authenticates")
+                return
+            }
+            #expect(try await admin.audit("login").map(\.outcome) == ["ok"])
+            #expect(try await admin.audit("logout").map(\.outcome) == ["ok"])
+        }
+    }
+
+    @Test func wrongPasswordsAreRefusedAuditedAndThrottled() async throws {
+        try await Self.withAdmin { admin in
+            for name in ["root", "root", "nobody"] {
+                guard case .refused = try await admin.send(LogIn(name: name, password: "wrong")) else {
+                    Issue.record("a wrong password was accepted")
+                    return
+                }
+            }
+            _ = try await admin.send(LogIn(name: "root", password: "wrong"))
+            // Three failures of one name: even the right password is throttled now.
+            await #expect(throws: RequestError.self) { try await admin.send(LogIn(name: "root", password: "correct horse")) }
+            let outcomes = try await admin.audit("login").map(\.outcome)
+            #expect(outcomes.filter { $0 == "denied" }.count == 4)
+            #expect(outcomes.contains("throttled"))
+        }
+    }
+
+    @Test func bansArePublishedAuditedAndLifted() async throws {
+        try await Self.withAdmin { admin in
+            let target = try #require(BanTarget(kind: .nick, value: "Mallory"))
+            let ban = try await admin.send(PlaceBan(target, reason: "spam", by: "root"))
+            #expect(ban.active && ban.reason == "spam")
+            #expect(try await admin.send(ListBans()).map(\.target) == [target])
+            let lifted = try await admin.send(LiftBan(target, by: "root"))
+            #expect(!lifted.active && lifted.version > ban.version)
+            #expect(admin.events.published(Ban.self).map(\.active) == [true, false])
+            await #expect(throws: RequestError.self) { try await admin.send(LiftBan(target, by: "root")) }
+            #expect(try await admin.audit("unban").map(\.outcome).sorted() == ["ok", "refused"])
+            await #expect(throws: RequestError.self) {
+                try await admin.send(PlaceBan(target, reason: String(repeating: "r", count: 201), by: "root"))
+            }
+            #expect(admin.events.published(Ban.self).count == 2)
+        }
+    }
+
+    @Test func settingsChangeAllOrNothing() async throws {
+        try await Self.withAdmin { admin in
+            let changed = try await admin.send(ChangeSettings(["room.cap": 200], by: "root"))
+            #expect(changed.first { $0.name == "room.cap" }?.value == 200)
+            #expect(admin.events.published(SettingValue.self).map(\.name) == ["room.cap"])
+            await #expect(throws: RequestError.self) {
+                try await admin.send(ChangeSettings(["room.cap": 300, "no.such.setting": 1], by: "root"))
+            }
+            #expect(try await admin.send(ReadSettings()).first { $0.name == "room.cap" }?.value == 200)
+            #expect(admin.events.published(SettingValue.self).count == 1)
+            #expect(try await admin.audit("settings").map(\.outcome).sorted() == ["ok", "refused"])
+        }
+    }
+
+    @Test func theSessionListFiltersByNickPrefixAndTheAuditNamesTheGateway() async throws {
+        try await Self.withAdmin { admin in
+            _ = try await admin.sessions.start(nick: Nickname("Alice")!, key: "a")
+            _ = try await admin.sessions.start(nick: Nickname("Bob")!, key: "b")
+            #expect(try await admin.send(ListLiveSessions(nick: "al", limit: 10)).map(\.nick) == ["Alice"])
+            await #expect(throws: RequestError.self) { try await admin.send(ListLiveSessions(nick: "a-b", limit: 10)) }
+            let recorded = try await admin.send(
+                RecordAudit(AuditEntry(actor: "root", action: "remove-room", target: "room 7", outcome: "ok", gateway: "forged")))
+            #expect(recorded.gateway == "memory", "the requester, not what the command claims")
+            #expect(try await admin.send(ReadAuditLog(limit: 1)).map(\.action) == ["remove-room"])
+        }
+    }
+}
