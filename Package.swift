@@ -187,7 +187,10 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime",
+                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime", "GeoChatLegacyProtocol",
+                // The router tests run the gateway over the services' real handlers on in-memory stores.
+                "SessionService", "RoomsService", "MessagingService",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/GatewayTests"),

@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import GeoChatBus
+import GeoChatDomain
+import GeoChatRuntime
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import Gateway
+@testable import MessagingService
+@testable import RoomsService
+@testable import SessionService
+
+/// The gateway as phones see it, through its router (`app.test(.router)`),
+/// over an in-memory cluster: the session, rooms and messaging services' real
+/// command handlers on in-memory stores, reached through the in-memory bus.
+@Suite struct GatewayRouterTests {
+    let gateway: Gateway
+
+    init() throws {
+        let logger = Logger(label: "router-test")
+        let bus = InMemoryCommandBus()
+        let events = RecordedEvents()
+        bus.register(SessionCommandHandlers(store: InMemorySessionStore(), events: events, logger: logger).handlers)
+        bus.register(RoomCommandHandlers(store: InMemoryRoomStore(), events: events, logger: logger).handlers)
+        bus.register(
+            MessagingCommandHandlers(
+                store: InMemoryMessageStore(), bus: bus, events: events, unpublished: UnpublishedMessages(), logger: logger
+            ).handlers)
+        let environment = [
+            "GEOCHAT_RATE_POST_PER_S": "0", "GEOCHAT_RATE_POST_ADDRESS_PER_S": "0", "GEOCHAT_RATE_POST_MIN_INTERVAL_MS": "0",
+            "GEOCHAT_RATE_CREATE_PER_S": "0", "GEOCHAT_RATE_CREATE_ADDRESS_PER_S": "0",
+            "GEOCHAT_RATE_START_ADDRESS_PER_S": "0", "GEOCHAT_RATE_ROOMS_PER_HOUR": "0", "GEOCHAT_PATH_PREFIX": "/geochat",
+        ]
+        let settings = try GatewaySettings(Configuration(arguments: [], environment: environment))
+        gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, logger: logger)
+    }
+
+    var application: some ApplicationProtocol {
+        gateway.buildApplication(
+            health: HealthRoutes(isReady: { true }) {
+                ServiceStatus(service: "gateway", instance: "gateway-test", ready: true, assignments: [])
+            }, host: "127.0.0.1", port: 0)
+    }
+
+    /// The text of the one element named `tag`, or of its attribute.
+    static func value(_ xml: String, _ tag: String, attribute: String? = nil) -> String? {
+        guard let document = try? XMLDocument(xmlString: xml), let node = try? document.nodes(forXPath: "//\(tag)").first
+        else { return nil }
+        if let attribute { return (node as? XMLElement)?.attribute(forName: attribute)?.stringValue }
+        return node.stringValue
+    }
+
+    func get(_ client: some TestClientProtocol, _ query: String) async throws -> (HTTPResponse.Status, String) {
+        try await client.execute(uri: "/geochat/chat.php?" + query, method: .get) { response in
+            #expect(response.headers[.contentType] == "text/xml; charset=utf-8")
+            return (response.status, String(buffer: response.body))
+        }
+    }
+
+    @Test func aPhoneStartsCreatesJoinsSaysAndReadsBack() async throws {
+        try await application.test(.router) { client in
+            let (status, started) = try await get(client, "v=5&cmd=start&nick=Lydia")
+            #expect(status == .ok)
+            let session = try #require(Self.value(started, "sessionid"))
+            #expect(SessionID(session) != nil)
+
+            let (_, created) = try await get(
+                client, "v=5&cmd=create&sessionid=\(session)&lon=0.25&lat=0.5&z=9&topic=Harbour%20%26%20Pier")
+            let room = try #require(Self.value(created, "chat/id"))
+            #expect(Self.value(created, "chat/topic") == "Harbour & Pier")
+
+            let (_, rooms) = try await get(client, "v=5&cmd=chats&lon1=0.2&lat1=0.4&lon2=0.3&lat2=0.6&minz=6&maxz=12")
+            #expect(Self.value(rooms, "chat/id") == room)
+            let (_, elsewhere) = try await get(client, "v=5&cmd=chats&lon1=0.6&lat1=0.4&lon2=0.7&lat2=0.6&minz=6&maxz=12")
+            #expect(Self.value(elsewhere, "chat/id") == nil)
+
+            let (_, joined) = try await get(client, "v=5&cmd=join&sessionid=\(session)&chatid=\(room)")
+            #expect(joined.contains("<success"))
+            let (_, said) = try await get(client, "v=5&cmd=say&sessionid=\(session)&chatid=\(room)&msg=hello%20%3C%3E")
+            #expect(Self.value(said, "success", attribute: "id") == "1")
+
+            let (_, polled) = try await get(client, "v=5&cmd=messages&chatid=\(room)&past=0&sessionid=\(session)")
+            #expect(Self.value(polled, "message", attribute: "id") == "1")
+            #expect(polled.contains("hello &lt;&gt;"), "the text is escaped")
+
+            let (_, present) = try await get(client, "v=5&cmd=participants&chatid=\(room)")
+            #expect(Self.value(present, "participants/user") == "Lydia")
+        }
+    }
+
+    @Test func badRequestsGetTheContractsErrors() async throws {
+        try await application.test(.router) { client in
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                ("v=5&cmd=start&nick=1bad", .badRequest, "invalid_nick"),
+                ("v=5&cmd=dance", .badRequest, "unknown_command"),
+                ("v=4&cmd=start&nick=Ann", .badRequest, "unsupported_version"),
+                ("v=5&cmd=say&chatid=1&msg=hi", .badRequest, "missing_param"),
+                ("v=5&cmd=say&sessionid=n7fheb2lk5pv8d873a32tg92k3&chatid=1&msg=hi", .forbidden, "invalid_session"),
+                ("v=5&cmd=messages&chatid=999&past=0", .notFound, "no_such_chat"),
+            ]
+            for (query, status, code) in cases {
+                let (answered, body) = try await get(client, query)
+                #expect(answered == status, "\(query)")
+                #expect(Self.value(body, "error", attribute: "code") == code, "\(query): \(body)")
+            }
+        }
+    }
+
+    @Test func theLobbyDialectPostsAndReads() async throws {
+        try await application.test(.router) { client in
+            try await client.execute(uri: "/geochat/add.php?user=Ann&message=hi%20all", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/geochat/messages.php?past=0", method: .get) { response in
+                let body = String(buffer: response.body)
+                #expect(body.contains("hi all"), "\(body)")
+            }
+        }
+    }
+
+    @Test func healthAndTheAdminAPIsDoor() async throws {
+        try await application.test(.router) { client in
+            try await client.execute(uri: "/ready", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/geochat/admin/rooms", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            }
+        }
+    }
+}
