@@ -21,11 +21,9 @@ extension AdminEndpoints {
             var room = found.first(where: { $0.id == id })
         else { throw .notFound("no room \(id)") }
         room.messages = try await backend.messageCounts([id])[id] ?? 0
-        let now = currentTimeMs()
-        room.participants = try await backend.members(id)
-            .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
-            .filter { !bans.isBanned(session: $0.session, nick: $0.nick) }
-            .map(\.nick)
+        room.participants = PresentParticipants.nicks(
+            of: try await backend.members(id), presence: presence, sessions: sessions,
+            timeoutMs: settings.presenceTimeoutMs, nowMs: currentTimeMs())
         return AdminJSON.response(AdminAPI.RoomResponse(room: room))
     }
 
