@@ -66,19 +66,9 @@ struct LegacyHandler: Sendable {
 
         case .participants(let room):
             let members = try await backend.send(ListMembers(room: room))
-            let now = WallClock.nowMs()
-            // The nick and liveness come from the session directory when it knows
-            // the session: a membership's copy of the nick is updated from events
-            // of two topics, which may arrive in either order.
-            let nicks = members
-                .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
-                .compactMap { member -> Member? in
-                    guard let known = sessions.known(member.session) else { return member }
-                    return known.ended ? nil : Member(session: member.session, nick: known.nick)
-                }
-                .filter { !sessions.bans.isBanned(session: $0.session, nick: $0.nick) }
-                .map(\.nick)
-                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let nicks = PresentParticipants.nicks(
+                of: members, presence: presence, sessions: sessions, timeoutMs: settings.presenceTimeoutMs,
+                nowMs: WallClock.nowMs())
             return LegacyXML.participants(room: room, nicks: nicks)
 
         case .nick(let id, let nick):

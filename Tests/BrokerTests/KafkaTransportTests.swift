@@ -1,9 +1,11 @@
 import Foundation
 import GeoChatDomain
 import GeoChatBus
-import GeoChatKafka
 import Logging
+import Testing
 import XCTest
+
+@testable import GeoChatKafka
 
 /// These talk to a real Kafka-protocol broker (Tansu, started by deploy/test.sh).
 final class KafkaTransportTests: XCTestCase {
@@ -46,15 +48,6 @@ final class KafkaTransportTests: XCTestCase {
             let k = Int(key.dropFirst(5))!
             XCTAssertEqual(values, Array(stride(from: k, to: 40, by: 4)), "records of one key keep their order")
         }
-    }
-
-    func testCreatingTopicsTwiceIsFine() async throws {
-        let topic = uniqueTopic("twice")
-        let producer = try KafkaProducer(settings: settings, logger: logger)
-        defer { producer.close() }
-        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
-        try provisioner.ensure([topic])
-        try provisioner.ensure([topic])
     }
 
     func testGroupCommitsOnlyWhatWasProcessed() async throws {
@@ -180,4 +173,31 @@ struct Probe: WireCommand {
     static let topic = "geochat.test.probe." + UUID().uuidString.prefix(8).lowercased()
     var value: Int
     var partitionKey: String? { String(value) }
+}
+
+private let testBrokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"]
+
+/// Topic provisioning against the broker (GEOCHAT_TEST_KAFKA_BROKERS, as above).
+@Suite(.enabled(if: testBrokers != nil, "GEOCHAT_TEST_KAFKA_BROKERS is not set"))
+struct TopicProvisionerTests {
+    let logger = Logger(label: "kafka-tests")
+
+    @Test func ensuringATopicTwiceKeepsItWithTheAskedPartitions() throws {
+        let settings = KafkaSettings(
+            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+        let topic = "test.twice.\(UUID().uuidString.prefix(8))"
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        let partitions = { try producer.withClient { try RDKafkaAdmin.partitionCount(client: $0, topic: topic, timeoutMs: 5000) } }
+
+        try provisioner.ensure([topic], partitions: 3)
+        #expect(try partitions() == 3)
+        // Another instance starting: "already exists" is success, and nothing changes.
+        try provisioner.ensure([topic], partitions: 3)
+        #expect(try partitions() == 3)
+        // Not even when it would ask for another count (the default here, 4).
+        try provisioner.ensure([topic])
+        #expect(try partitions() == 3)
+    }
 }

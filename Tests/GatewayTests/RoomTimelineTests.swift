@@ -1,93 +1,157 @@
-@testable import Gateway
 import GeoChatDomain
-import XCTest
+import Testing
 
-final class RoomTimelineTests: XCTestCase {
-    func message(_ id: MessageID) -> ChatMessage {
-        ChatMessage(room: 1, id: id, nick: "n", text: "m\(id)", addedAt: 0)
+@testable import Gateway
+
+/// One room's timeline: what it reveals and what it holds back. Expected
+/// messages are built here from their ids, never read back from the timeline.
+@Suite struct RoomTimelineTests {
+    static func message(_ id: MessageID, text: String? = nil) -> ChatMessage {
+        ChatMessage(room: 1, id: id, nick: "n\(id % 4)", text: text ?? "message \(id)", addedAt: 1_700_000_000 + id)
     }
 
-    func timeline(head: MessageID, latest: Int = 200, capacity: Int = 200) -> RoomTimeline {
-        let first = max(1, head - MessageID(latest) + 1)
-        let messages = head == 0 ? [] : (first...head).map(message)
-        return RoomTimeline(history: MessageHistory(room: 1, head: head, messages: messages), capacity: capacity)
+    static func messages(_ ids: ClosedRange<MessageID>) -> [ChatMessage] { ids.map { message($0) } }
+
+    /// A timeline loaded from a history whose latest messages are `ids`.
+    static func timeline(_ ids: ClosedRange<MessageID>?, capacity: Int = 200) -> RoomTimeline {
+        let history = ids.map { MessageHistory(room: 1, head: $0.upperBound, messages: messages($0)) }
+            ?? MessageHistory(room: 1, head: 0, messages: [])
+        return RoomTimeline(history: history, capacity: capacity)
     }
 
-    func ids(_ read: RoomTimeline.Read) -> [MessageID]? {
-        if case .messages(let slice) = read { return slice.map(\.id) }
+    static func shown(_ read: RoomTimeline.Read) -> [ChatMessage]? {
+        if case .messages(let slice) = read { return Array(slice) }
         return nil
     }
 
-    func testReadsAfterPastAndLatest() {
-        let t = timeline(head: 10)
-        XCTAssertEqual(ids(t.read(past: 0, limit: 3)), [8, 9, 10])
-        XCTAssertEqual(ids(t.read(past: 4, limit: 3)), [5, 6, 7])
-        XCTAssertEqual(ids(t.read(past: 10, limit: 3)), [])
-        XCTAssertEqual(ids(t.read(past: 99, limit: 3)), [])
-        XCTAssertEqual(ids(t.read(past: 0, limit: 50)), Array(1...10))
+    @Test func readsAfterPastAndTheLatest() {
+        let t = Self.timeline(1...10)
+        #expect(Self.shown(t.read(past: 0, limit: 3)) == Self.messages(8...10))
+        #expect(Self.shown(t.read(past: 4, limit: 3)) == Self.messages(5...7))
+        #expect(Self.shown(t.read(past: 8, limit: 5)) == Self.messages(9...10))
+        #expect(Self.shown(t.read(past: 10, limit: 3)) == [])
+        #expect(Self.shown(t.read(past: 99, limit: 3)) == [])
+        #expect(Self.shown(t.read(past: 0, limit: 50)) == Self.messages(1...10), "the whole history, fewer than asked")
     }
 
-    func testOlderThanTheWindowNeedsHistory() {
-        let t = timeline(head: 500, latest: 200)
-        XCTAssertEqual(t.read(past: 100, limit: 50), .needsHistory)
-        XCTAssertEqual(ids(t.read(past: 300, limit: 2)), [301, 302])
-        XCTAssertEqual(t.read(past: 0, limit: 201), .needsHistory)
+    @Test func olderThanTheWindowNeedsHistory() {
+        // 200 of 500 held: 301…500.
+        let t = Self.timeline(301...500)
+        #expect(t.read(past: 100, limit: 50) == .needsHistory)
+        #expect(t.read(past: 299, limit: 2) == .needsHistory)
+        #expect(Self.shown(t.read(past: 300, limit: 2)) == Self.messages(301...302))
+        #expect(t.read(past: 0, limit: 201) == .needsHistory, "fewer held than asked, and not the whole history")
+        #expect(Self.shown(t.read(past: 0, limit: 200)) == Self.messages(301...500))
     }
 
-    func testMessageAheadOfAGapIsHeldBack() {
-        var t = timeline(head: 5)
-        XCTAssertTrue(t.apply(message(7)))
-        XCTAssertEqual(t.head, 5)
-        XCTAssertEqual(ids(t.read(past: 5, limit: 10)), [], "7 must not be shown before 6")
-        XCTAssertFalse(t.apply(message(6)))
-        XCTAssertEqual(t.head, 7)
-        XCTAssertEqual(ids(t.read(past: 5, limit: 10)), [6, 7])
+    @Test func anEmptyRoomShowsNothingThenItsFirstMessages() {
+        var t = Self.timeline(nil)
+        #expect(Self.shown(t.read(past: 0, limit: 10)) == [])
+        #expect(t.apply(Self.message(1)) == false)
+        #expect(t.apply(Self.message(2)) == false)
+        #expect(Self.shown(t.read(past: 0, limit: 10)) == Self.messages(1...2))
     }
 
-    func testDuplicatesAndOldMessagesAreIgnored() {
-        var t = timeline(head: 5)
-        t.apply(message(3))
-        t.apply(message(5))
-        XCTAssertEqual(ids(t.read(past: 0, limit: 50)), [1, 2, 3, 4, 5])
+    @Test func aHistoryThatIsNotAGapFreeTailStartsEmptyAtItsHead() {
+        let broken = MessageHistory(room: 1, head: 10, messages: [Self.message(8), Self.message(10)])
+        var t = RoomTimeline(history: broken, capacity: 200)
+        #expect(t.head == 10)
+        #expect(t.read(past: 0, limit: 5) == .needsHistory)
+        #expect(t.read(past: 7, limit: 5) == .needsHistory)
+        #expect(Self.shown(t.read(past: 10, limit: 5)) == [])
+        t.apply(Self.message(11))
+        #expect(Self.shown(t.read(past: 10, limit: 5)) == [Self.message(11)])
     }
 
-    func testWindowStaysBoundedAndContiguous() {
-        var t = timeline(head: 0, capacity: 10)
-        for id in 1...1000 { t.apply(message(MessageID(id))) }
-        XCTAssertEqual(t.head, 1000)
-        XCTAssertLessThanOrEqual(t.window.count, 15)
-        XCTAssertEqual(ids(t.read(past: 0, limit: 3)), [998, 999, 1000])
-        XCTAssertEqual(t.read(past: 10, limit: 3), .needsHistory)
+    @Test func aMessageAheadOfAGapIsHeldBackUntilTheGapIsFilled() {
+        var t = Self.timeline(1...5)
+        #expect(t.apply(Self.message(7)) == true, "a gap below 7")
+        #expect(t.hasGap)
+        #expect(t.head == 5)
+        #expect(Self.shown(t.read(past: 5, limit: 10)) == [], "7 must not be shown before 6")
+        #expect(Self.shown(t.read(past: 0, limit: 10)) == Self.messages(1...5))
+        #expect(t.apply(Self.message(6)) == false)
+        #expect(t.head == 7)
+        #expect(Self.shown(t.read(past: 5, limit: 10)) == Self.messages(6...7))
     }
 
-    /// The polling contract, checked over random arrival orders: a poller that
-    /// remembers only the highest id it saw never misses one. When the timeline
-    /// no longer holds what the poller needs, the gateway reads it from the
-    /// messaging service; here the "database" holds every id, as PostgreSQL does.
-    func testPollersNeverMissAnIdWhateverTheArrivalOrder() {
-        var generator = SystemRandomNumberGenerator()
-        let total: MessageID = 120
-        for _ in 0..<200 {
-            var t = timeline(head: 0, capacity: 50)
-            var arrivals = (1...total).map { $0 }
-            arrivals.shuffle(using: &generator)
-            var seen: [MessageID] = []
-            func poll() {
-                let past = seen.last ?? 0
-                switch t.read(past: past, limit: 20) {
-                case .messages(let slice):
-                    if seen.isEmpty, let first = slice.first?.id { seen = Array(1..<first) }
-                    seen += slice.map(\.id)
-                case .needsHistory:
-                    seen += (past + 1...min(past + 20, total)).map { $0 }
-                }
+    @Test func duplicatesAndOldMessagesChangeNothing() {
+        var t = Self.timeline(1...5)
+        #expect(t.apply(Self.message(3, text: "again")) == false)
+        #expect(t.apply(Self.message(5, text: "again")) == false)
+        #expect(t.head == 5)
+        #expect(Self.shown(t.read(past: 0, limit: 50)) == Self.messages(1...5))
+        // A message pending above a gap, delivered twice, is shown once.
+        t.apply(Self.message(7))
+        t.apply(Self.message(7))
+        t.apply(Self.message(6))
+        t.apply(Self.message(7))
+        #expect(Self.shown(t.read(past: 5, limit: 50)) == Self.messages(6...7))
+    }
+
+    @Test func theWindowStaysBoundedAndGapFree() {
+        var t = Self.timeline(nil, capacity: 10)
+        for id: MessageID in 1...1000 { t.apply(Self.message(id)) }
+        #expect(t.head == 1000)
+        #expect(t.window.count <= 15)
+        #expect(t.window.count >= 10)
+        #expect(zip(t.window, t.window.dropFirst()).allSatisfy { $0.id + 1 == $1.id })
+        #expect(t.window.last == Self.message(1000))
+        #expect(Self.shown(t.read(past: 0, limit: 3)) == Self.messages(998...1000))
+        #expect(Self.shown(t.read(past: 990, limit: 3)) == Self.messages(991...993))
+        #expect(t.read(past: 10, limit: 3) == .needsHistory)
+        #expect(t.read(past: 0, limit: 16) == .needsHistory, "no longer the whole history")
+    }
+
+    @Test func messagesAheadOfAGapAreHeldOnlyUpToABound() {
+        var t = Self.timeline(1...5)
+        let beyond = MessageID(RoomTimeline.maxPending) + 10
+        for id in 7...(6 + beyond) { t.apply(Self.message(id)) }
+        t.apply(Self.message(6))
+        // 7 … 6+maxPending were held; the rest was dropped (a later fetch brings it).
+        let lastHeld = 6 + MessageID(RoomTimeline.maxPending)
+        #expect(t.head == lastHeld)
+        #expect(t.hasGap == false)
+        #expect(Self.shown(t.read(past: lastHeld - 2, limit: 10)) == Self.messages(lastHeld - 1...lastHeld))
+    }
+
+    /// The polling contract over random arrival orders: a poller that
+    /// remembers only the highest id it saw never misses one. When the
+    /// timeline no longer holds what it needs, the gateway reads the messaging
+    /// service; here that is `database`, which holds every committed message,
+    /// as PostgreSQL does.
+    @Test(arguments: 0..<100 as Range<UInt64>)
+    func pollersNeverMissAnIdWhateverTheArrivalOrder(seed: UInt64) {
+        var random = TestRandom(seed: seed)
+        let loadedUpTo: MessageID = 10
+        let total: MessageID = 130
+        let database = Self.messages(1...total)
+        var t = Self.timeline(1...loadedUpTo, capacity: 50)
+        var arrivals = Array(loadedUpTo + 1...total)
+        arrivals.shuffle(using: &random)
+        var seen: [ChatMessage] = []
+        var past = loadedUpTo
+        var violations: [String] = []
+
+        func poll() {
+            let limit = Int(random.next(upTo: 25)) + 1
+            let answer: [ChatMessage]
+            switch t.read(past: past, limit: limit) {
+            case .messages(let slice): answer = Array(slice)
+            case .needsHistory: answer = Array(database.filter { $0.id > past }.prefix(limit))
             }
-            for id in arrivals {
-                t.apply(message(id))
-                poll()
-            }
-            while seen.last != total { poll() }
-            XCTAssertEqual(seen, Array(1...total))
+            if let first = answer.first, first.id != past + 1 { violations.append("past \(past) answered from \(first.id)") }
+            if answer.count > limit { violations.append("\(answer.count) answered for limit \(limit)") }
+            seen += answer
+            past = seen.last?.id ?? past
         }
+        for id in arrivals {
+            t.apply(database[Int(id) - 1])
+            poll()
+        }
+        for _ in 0..<200 where past != total { poll() }
+
+        #expect(violations == [])
+        #expect(seen == Array(database[Int(loadedUpTo)...]), "seed \(seed)")
     }
 }

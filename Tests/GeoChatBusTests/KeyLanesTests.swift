@@ -1,114 +1,296 @@
 import Synchronization
-import XCTest
+import Testing
 
 import GeoChatKafka
 @testable import GeoChatBus
 
 /// Commands of one key keep their order; keys are worked on side by side; a
 /// partition is committed only up to its first unfinished record.
-final class KeyLanesTests: XCTestCase {
-    struct Outcome {
-        var mostAtOnce: Int
-        /// Offsets per key, in the order finished.
-        var seen: [String: [Int64]]
-        /// Offsets handed to `committable`, per partition, in the order handed.
-        var committed: [Int32: [Int64]]
+///
+/// No sleeps: each record's work waits until the test releases it, and the
+/// test waits for what the lanes do next (a record started, a commit), so
+/// every expected sequence below is exact.
+@Suite(.timeLimit(.minutes(1)))
+struct KeyLanesTests {
+    struct RecordID: Hashable, CustomStringConvertible {
+        let partition: Int32
+        let offset: Int64
+        var description: String { "\(partition)/\(offset)" }
     }
 
-    /// Runs `records` through lanes whose work takes `workMs(record)`.
-    func run(
-        _ records: [KafkaRecord], maxInFlight: Int, workMs: @escaping @Sendable (KafkaRecord) -> Int = { _ in 2 }
-    ) async -> Outcome {
-        let (stream, feed) = AsyncStream.makeStream(of: KafkaRecord.self)
-        for record in records { feed.yield(record) }
-        feed.finish()
-        let seen = Mutex<[String: [Int64]]>([:])
-        let committed = Mutex<[Int32: [Int64]]>([:])
-        let running = Atomic<Int>(0)
-        let mostAtOnce = Atomic<Int>(0)
-        var iterator = stream.makeAsyncIterator()
-        await KeyLanes(maxInFlight: maxInFlight).run(
-            next: { await iterator.next() },
-            { record in
-                let now = running.add(1, ordering: .acquiringAndReleasing).newValue
-                _ = mostAtOnce.max(now, ordering: .acquiringAndReleasing)
-                try? await Task.sleep(for: .milliseconds(workMs(record)))
-                seen.withLock { $0[Self.name(record), default: []].append(record.offset) }
-                running.subtract(1, ordering: .acquiringAndReleasing)
-            },
-            committable: { record in committed.withLock { $0[record.partition, default: []].append(record.offset) } })
-        return Outcome(
-            mostAtOnce: mostAtOnce.load(ordering: .acquiring), seen: seen.withLock { $0 },
-            committed: committed.withLock { $0 })
-    }
-
-    static func name(_ record: KafkaRecord) -> String {
-        "\(record.partition)/" + (record.key.map { String(decoding: $0, as: UTF8.self) } ?? "-")
-    }
-
-    static func record(partition: Int, offset: Int, key: String?) -> KafkaRecord {
-        KafkaRecord(topic: "t", partition: Int32(partition), offset: Int64(offset), key: key.map { Array($0.utf8) }, value: [])
-    }
-
-    func testOrderWithinKeysAndConcurrencyAcrossKeysOfOnePartition() async {
-        // One partition, four rooms, interleaved.
-        let records = (0..<40).map { Self.record(partition: 0, offset: $0, key: "room-\($0 % 4)") }
-        let outcome = await run(records, maxInFlight: 64)
-        XCTAssertEqual(outcome.seen.count, 4)
-        for (key, offsets) in outcome.seen {
-            XCTAssertEqual(offsets, offsets.sorted(), "\(key) in order")
-            XCTAssertEqual(offsets.count, 10)
+    enum Event: Hashable, CustomStringConvertible {
+        case started(RecordID)
+        case committed(RecordID)
+        var description: String {
+            switch self {
+            case .started(let id): "started \(id)"
+            case .committed(let id): "committed \(id)"
+            }
         }
-        XCTAssertGreaterThan(outcome.mostAtOnce, 1, "keys of one partition ran side by side")
-        XCTAssertLessThanOrEqual(outcome.mostAtOnce, 4, "one record at a time per key")
-        XCTAssertEqual(outcome.committed[0]?.last, 39, "the partition is committed to its end")
     }
 
-    func testRecordsWithoutKeyKeepTheirPartitionOrder() async {
-        let records = (0..<20).map { Self.record(partition: $0 % 2, offset: $0 / 2, key: nil) }
-        let outcome = await run(records, maxInFlight: 64)
-        XCTAssertEqual(outcome.seen["0/-"], Array(0..<10))
-        XCTAssertEqual(outcome.seen["1/-"], Array(0..<10))
-        XCTAssertLessThanOrEqual(outcome.mostAtOnce, 2)
+    /// `KeyLanes` over records whose work lasts until the test releases them.
+    final class Lanes: Sendable {
+        private struct State {
+            var waiting: [RecordID: CheckedContinuation<Void, Never>] = [:]
+            var releasedEarly: Set<RecordID> = []
+            var running = 0
+            var mostAtOnce = 0
+        }
+
+        private let state = Mutex(State())
+        let events: AsyncStream<Event>
+        let sink: AsyncStream<Event>.Continuation
+
+        private init() { (events, sink) = AsyncStream.makeStream(of: Event.self) }
+
+        static func start(_ records: [KafkaRecord], maxInFlight: Int) -> Run {
+            let lanes = Lanes()
+            let task = Task {
+                let (feed, feeder) = AsyncStream.makeStream(of: KafkaRecord.self)
+                for record in records { feeder.yield(record) }
+                feeder.finish()
+                var iterator = feed.makeAsyncIterator()
+                await KeyLanes(maxInFlight: maxInFlight).run(
+                    next: { await iterator.next() }, { await lanes.work($0) },
+                    committable: { lanes.sink.yield(.committed(RecordID($0))) })
+                lanes.sink.finish()
+            }
+            return Run(lanes: lanes, task: task, events: lanes.events.makeAsyncIterator())
+        }
+
+        private func work(_ record: KafkaRecord) async {
+            let id = RecordID(record)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let goOn = state.withLock { state in
+                    if state.releasedEarly.remove(id) != nil { return true }
+                    state.running += 1
+                    state.mostAtOnce = max(state.mostAtOnce, state.running)
+                    state.waiting[id] = continuation
+                    return false
+                }
+                sink.yield(.started(id))
+                if goOn { continuation.resume() }
+            }
+        }
+
+        func release(_ id: RecordID) {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let continuation = state.waiting.removeValue(forKey: id) else {
+                    state.releasedEarly.insert(id)
+                    return nil
+                }
+                state.running -= 1
+                return continuation
+            }
+            waiting?.resume()
+        }
+
+        var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
     }
 
-    func testCommitWaitsForTheFirstUnfinishedRecord() async {
-        // Offset 0 (room a) is slow; offsets 1…9 (room b) finish long before it.
-        let records = [Self.record(partition: 0, offset: 0, key: "a")]
-            + (1..<10).map { Self.record(partition: 0, offset: $0, key: "b") }
-        let outcome = await run(records, maxInFlight: 64) { $0.offset == 0 ? 200 : 1 }
-        XCTAssertEqual(outcome.seen["0/b"], Array(1..<10), "b did not wait for a")
+    /// One run: what the test does to it, and the events it saw.
+    struct Run {
+        let lanes: Lanes
+        let task: Task<Void, Never>
+        var events: AsyncStream<Event>.Iterator
+
+        /// The next `count` events (fewer only when the lanes ended).
+        mutating func next(_ count: Int) async -> [Event] {
+            var seen: [Event] = []
+            while seen.count < count, let event = await events.next() { seen.append(event) }
+            return seen
+        }
+
+        func release(_ id: RecordID) { lanes.release(id) }
+
+        /// Expects exactly these events next, in this order.
+        mutating func expectNext(
+            _ expected: [Event], _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        ) async {
+            let seen = await next(expected.count)
+            #expect(seen == expected, comment, sourceLocation: sourceLocation)
+        }
+
+        /// Expects these events next, in any order.
+        mutating func expectNext(anyOrder expected: Set<Event>, sourceLocation: SourceLocation = #_sourceLocation) async {
+            let seen = await next(expected.count)
+            #expect(Set(seen) == expected, sourceLocation: sourceLocation)
+        }
+
+        /// Waits for the lanes to end; expects no further event.
+        mutating func expectEnd(sourceLocation: SourceLocation = #_sourceLocation) async {
+            await task.value
+            let rest = await next(Int.max)
+            #expect(rest == [], "nothing after the expected events", sourceLocation: sourceLocation)
+        }
+
+        var mostAtOnce: Int { lanes.mostAtOnce }
+    }
+
+    static func record(partition: Int32 = 0, offset: Int64, key: String?) -> KafkaRecord {
+        KafkaRecord(topic: "t", partition: partition, offset: offset, key: key.map { Array($0.utf8) }, value: [])
+    }
+
+    static func id(_ partition: Int32, _ offset: Int64) -> RecordID { RecordID(partition: partition, offset: offset) }
+    static func started(_ offset: Int64, partition: Int32 = 0) -> Event { .started(id(partition, offset)) }
+    static func committed(_ offset: Int64, partition: Int32 = 0) -> Event { .committed(id(partition, offset)) }
+
+    @Test func oneRecordAtATimePerKeyAndKeysOfOnePartitionSideBySide() async {
+        // One partition, four rooms, interleaved: offset o is room o % 4.
+        let records = (0..<8).map { Self.record(offset: Int64($0), key: "room-\($0 % 4)") }
+        var run = Lanes.start(records, maxInFlight: 64)
+        // Every room's first record runs at once; none of the second ones.
+        await run.expectNext(anyOrder: Set((0..<4).map { Self.started($0) }))
+        run.release(Self.id(0, 2))
+        await run.expectNext([Self.started(6)], "room 2's next; nothing committable while 0 runs")
+        run.release(Self.id(0, 0))
+        await run.expectNext([Self.committed(0), Self.started(4)])
+        run.release(Self.id(0, 1))
+        await run.expectNext([Self.committed(2), Self.started(5)])
+        run.release(Self.id(0, 3))
+        await run.expectNext([Self.committed(3), Self.started(7)])
+        // Finishing 7, 6, 5 commits nothing: 4 is still running.
+        for offset: Int64 in [7, 6, 5] { run.release(Self.id(0, offset)) }
+        run.release(Self.id(0, 4))
+        await run.expectNext([Self.committed(7)])
+        await run.expectEnd()
+        #expect(run.mostAtOnce == 4)
+    }
+
+    @Test func recordsWithoutAKeyKeepTheirPartitionsOrder() async {
+        let records = (0..<6).map { Self.record(partition: Int32($0 % 2), offset: Int64($0 / 2), key: nil) }
+        var run = Lanes.start(records, maxInFlight: 64)
+        await run.expectNext(anyOrder: [Self.started(0, partition: 0), Self.started(0, partition: 1)])
+        run.release(Self.id(1, 0))
+        await run.expectNext([Self.committed(0, partition: 1), Self.started(1, partition: 1)])
+        run.release(Self.id(0, 0))
+        await run.expectNext([Self.committed(0, partition: 0), Self.started(1, partition: 0)])
+        run.release(Self.id(0, 1))
+        await run.expectNext([Self.committed(1, partition: 0), Self.started(2, partition: 0)])
+        run.release(Self.id(0, 2))
+        await run.expectNext([Self.committed(2, partition: 0)])
+        run.release(Self.id(1, 1))
+        await run.expectNext([Self.committed(1, partition: 1), Self.started(2, partition: 1)])
+        run.release(Self.id(1, 2))
+        await run.expectNext([Self.committed(2, partition: 1)])
+        await run.expectEnd()
+    }
+
+    @Test func aSlowRecordHoldsBackTheCommitButNotOtherKeys() async {
+        // Offset 0 (room a) runs until the end; offsets 1…9 (room b) finish meanwhile.
+        let records = [Self.record(offset: 0, key: "a")] + (1..<10).map { Self.record(offset: Int64($0), key: "b") }
+        var run = Lanes.start(records, maxInFlight: 64)
+        await run.expectNext(anyOrder: [Self.started(0), Self.started(1)])
+        for offset: Int64 in 1..<9 {
+            run.release(Self.id(0, offset))
+            await run.expectNext([Self.started(offset + 1)], "b did not wait for a")
+        }
+        run.release(Self.id(0, 9))
         // Nothing is committable until offset 0 is done; then everything at once.
-        XCTAssertEqual(outcome.committed[0], [9])
+        run.release(Self.id(0, 0))
+        await run.expectNext([Self.committed(9)])
+        await run.expectEnd()
     }
 
-    func testCommittedOffsetsOnlyGrowAndReachTheEnd() async {
-        let records = (0..<200).map { Self.record(partition: $0 % 3, offset: $0 / 3, key: "k\($0 % 7)") }
-        let outcome = await run(records, maxInFlight: 32) { Int($0.offset % 3) }
-        for (partition, offsets) in outcome.committed {
-            XCTAssertEqual(offsets, offsets.sorted(), "partition \(partition) commits only grow")
-            XCTAssertEqual(Set(offsets).count, offsets.count)
+    @Test func noMoreThanMaxInFlightRecordsAreReadAhead() async {
+        let records = (0..<12).map { Self.record(offset: Int64($0), key: "k\($0)") }
+        var run = Lanes.start(records, maxInFlight: 3)
+        await run.expectNext(anyOrder: [Self.started(0), Self.started(1), Self.started(2)])
+        // Finishing one lets exactly one more in.
+        run.release(Self.id(0, 1))
+        await run.expectNext([Self.started(3)])
+        run.release(Self.id(0, 0))
+        await run.expectNext([Self.committed(1), Self.started(4)])
+        for offset: Int64 in 2..<9 {
+            run.release(Self.id(0, offset))
+            await run.expectNext([Self.committed(offset), Self.started(offset + 3)])
         }
-        XCTAssertEqual(outcome.committed[0]?.last, 66)
-        XCTAssertEqual(outcome.committed[1]?.last, 66)
-        XCTAssertEqual(outcome.committed[2]?.last, 65)
+        for offset: Int64 in 9..<12 {
+            run.release(Self.id(0, offset))
+            await run.expectNext([Self.committed(offset)])
+        }
+        await run.expectEnd()
+        #expect(run.mostAtOnce == 3)
     }
 
-    func testInFlightIsBounded() async {
-        let records = (0..<30).map { Self.record(partition: $0 % 10, offset: $0, key: "k\($0)") }
-        let outcome = await run(records, maxInFlight: 3)
-        XCTAssertLessThanOrEqual(outcome.mostAtOnce, 3)
-        XCTAssertEqual(outcome.seen.values.map(\.count).reduce(0, +), 30, "every record was worked on")
+    /// Records finish in a random order; what the lanes start and commit is
+    /// checked after every finish against the rules themselves: a lane's next
+    /// record starts when its previous one finished, and a partition is
+    /// committed up to the last offset whose predecessors all finished.
+    @Test(arguments: 0..<12 as Range<UInt64>)
+    func whateverOrderRecordsFinishInCommitsFollowTheFinishedPrefix(seed: UInt64) async {
+        var random = SeededRandom(seed: seed)
+        let records = (0..<90).map { (n: Int) -> KafkaRecord in
+            let key: String? = n % 10 == 9 ? nil : "k\(n % 7)"
+            return Self.record(partition: Int32(n % 3), offset: Int64(n / 3), key: key)
+        }
+        var run = Lanes.start(records, maxInFlight: 128)
+        // The lanes as the rule defines them: per partition and key, in offset order.
+        var lanesQueue: [String: [KafkaRecord]] = [:]
+        func laneName(_ record: KafkaRecord) -> String { "\(record.partition)/\(record.key.map { String(decoding: $0, as: UTF8.self) } ?? "-")" }
+        for record in records { lanesQueue[laneName(record), default: []].append(record) }
+        var running = Set(lanesQueue.values.map { RecordID($0[0]) })
+        var finished = Set<RecordID>()
+        var committedUpTo: [Int32: Int64] = [:]
+
+        await run.expectNext(anyOrder: Set(running.map(Event.started)))
+        while !running.isEmpty {
+            let candidates = running.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+            let pick = candidates[Int(random.next() % UInt64(candidates.count))]
+            running.remove(pick)
+            finished.insert(pick)
+            run.release(pick)
+            var expected: [Event] = []
+            var prefix = committedUpTo[pick.partition] ?? -1
+            while finished.contains(Self.id(pick.partition, prefix + 1)) { prefix += 1 }
+            if prefix != (committedUpTo[pick.partition] ?? -1) {
+                committedUpTo[pick.partition] = prefix
+                expected.append(.committed(Self.id(pick.partition, prefix)))
+            }
+            let record = records.first { RecordID($0) == pick }!
+            lanesQueue[laneName(record)]!.removeFirst()
+            if let next = lanesQueue[laneName(record)]!.first {
+                running.insert(RecordID(next))
+                expected.append(.started(RecordID(next)))
+            }
+            let seen = await run.next(expected.count)
+            guard seen == expected else {
+                Issue.record("after finishing \(pick): \(seen), expected \(expected) (seed \(seed))")
+                for record in records { run.release(RecordID(record)) }  // let the lanes end
+                return
+            }
+        }
+        #expect(committedUpTo == [0: 29, 1: 29, 2: 29])
+        await run.expectEnd()
     }
 
-    func testAPartitionReadAgainFromAnEarlierOffsetStartsItsProgressOver() {
+    @Test func aPartitionReadAgainFromAnEarlierOffsetStartsItsProgressOver() {
         var progress = PartitionProgress()
-        let r = { (offset: Int) in Self.record(partition: 0, offset: offset, key: "k") }
+        let r = { (offset: Int64) in Self.record(offset: offset, key: "k") }
         progress.begin(r(5))
         progress.begin(r(6))
         // Rebalanced away and back: redelivered from the committed offset 5.
         progress.begin(r(5))
-        XCTAssertNil(progress.finish(r(6)), "6 from before the rewind is not tracked any more")
-        XCTAssertEqual(progress.finish(r(5))?.offset, 5)
+        #expect(progress.finish(r(6)) == nil, "6 from before the rewind is not tracked any more")
+        #expect(progress.finish(r(5))?.offset == 5)
+    }
+}
+
+extension KeyLanesTests.RecordID {
+    init(_ record: KafkaRecord) { self.init(partition: record.partition, offset: record.offset) }
+}
+
+/// A small seeded generator, so a failing order can be run again.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -1,65 +1,81 @@
 import GeoChatDomain
-import XCTest
+import Testing
 
-final class RulesTests: XCTestCase {
-    func testNicknameRule() {
-        for good in ["Lydia", "b", "a_1", String(repeating: "x", count: 32)] { XCTAssertNotNil(Nickname(good), good) }
+@Suite struct RulesTests {
+    @Test func nicknameRule() {
+        for good in ["Lydia", "b", "a_1", String(repeating: "x", count: 32)] { #expect(Nickname(good) != nil, "\(good)") }
         for bad in ["", "1abc", "_a", "a-b", "a b", "Grüße", String(repeating: "x", count: 33)] {
-            XCTAssertNil(Nickname(bad), bad)
+            #expect(Nickname(bad) == nil, "\(bad)")
         }
     }
 
-    func testSessionIDsAreWellFormedAndDistinct() {
+    @Test func sessionIDsAreWellFormedAndDistinct() {
         var seen = Set<String>()
         for _ in 0..<1000 {
             let id = SessionID.random()
-            XCTAssertEqual(id.value.count, 26)
-            XCTAssertNotNil(SessionID(id.value))
+            #expect(id.value.count == 26)
+            #expect(id.value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x76).contains($0) }, "\(id.value)")
+            #expect(SessionID(id.value) == id)
             seen.insert(id.value)
         }
-        XCTAssertEqual(seen.count, 1000)
-        XCTAssertNil(SessionID("n7fheb2lk5pv8d873a32tg92kw"))  // 'w' is outside 0-9a-v
-        XCTAssertNil(SessionID("short"))
-        XCTAssertFalse(SessionID.random().description.contains(SessionID.random().value))
+        #expect(seen.count == 1000)
+        #expect(SessionID("n7fheb2lk5pv8d873a32tg92k3")?.value == "n7fheb2lk5pv8d873a32tg92k3")
+        #expect(SessionID("n7fheb2lk5pv8d873a32tg92kw") == nil)  // 'w' is outside 0-9a-v
+        #expect(SessionID("N7FHEB2LK5PV8D873A32TG92K3") == nil)
+        #expect(SessionID("n7fheb2lk5pv8d873a32tg92k") == nil)
+        #expect(SessionID("n7fheb2lk5pv8d873a32tg92k33") == nil)
+        #expect(SessionID("short") == nil)
     }
 
-    func testChatTextTrimsAndCountsCodePoints() {
-        XCTAssertEqual(ChatText.validate("  hi \n", length: 1...5), .success("hi"))
-        XCTAssertEqual(ChatText.validate(" \t ", length: 1...5), .failure(.empty))
-        XCTAssertEqual(ChatText.validate("👋👋👋", length: 1...3), .success("👋👋👋"))
-        XCTAssertEqual(ChatText.validate("👋👋👋👋", length: 1...3), .failure(.tooLong))
+    /// A session id is a bearer secret: printing one (logs, interpolation) shows a prefix only.
+    @Test func aPrintedSessionIDShowsOnlyAPrefix() throws {
+        let id = try #require(SessionID("n7fheb2lk5pv8d873a32tg92k3"))
+        #expect(id.description == "n7fheb…")
+        #expect("\(id)" == "n7fheb…")
+        #expect(String(describing: id) == "n7fheb…")
+        for _ in 0..<100 {
+            let random = SessionID.random()
+            #expect(!"\(random)".contains(random.value.dropFirst(6)), "\(random.value)")
+        }
     }
 
-    func testXMLSafety() {
-        XCTAssertTrue(ChatText.isXMLSafe("tab\tnewline\n <&> 👋"))
-        XCTAssertFalse(ChatText.isXMLSafe("bell\u{07}"))
-        XCTAssertFalse(ChatText.isXMLSafe("\u{FFFE}"))
+    @Test func chatTextTrimsAndCountsCodePoints() {
+        #expect(ChatText.validate("  hi \n", length: 1...5) == .success("hi"))
+        #expect(ChatText.validate(" \t ", length: 1...5) == .failure(.empty))
+        #expect(ChatText.validate("👋👋👋", length: 1...3) == .success("👋👋👋"))
+        #expect(ChatText.validate("👋👋👋👋", length: 1...3) == .failure(.tooLong))
     }
 
-    func testMercatorBoxIncludesEdgesInAnyCornerOrder() {
+    @Test func xmlSafety() {
+        #expect(ChatText.isXMLSafe("tab\tnewline\n <&> 👋"))
+        #expect(!ChatText.isXMLSafe("bell\u{07}"))
+        #expect(!ChatText.isXMLSafe("\u{FFFE}"))
+    }
+
+    @Test func mercatorBoxIncludesEdgesInAnyCornerOrder() {
         let box = MercatorBox(MercatorPoint(x: 0.8, y: 1)!, MercatorPoint(x: 0, y: 0.4)!)
-        XCTAssertTrue(box.contains(MercatorPoint(x: 0.8, y: 0.42)!))
-        XCTAssertTrue(box.contains(MercatorPoint(x: 0, y: 0.4)!))
-        XCTAssertFalse(box.contains(MercatorPoint(x: 0.8000001, y: 0.5)!))
-        XCTAssertNil(MercatorPoint(x: .nan, y: 0.5))
-        XCTAssertNil(MercatorPoint(x: 1.0000001, y: 0.5))
+        #expect(box.contains(MercatorPoint(x: 0.8, y: 0.42)!))
+        #expect(box.contains(MercatorPoint(x: 0, y: 0.4)!))
+        #expect(!box.contains(MercatorPoint(x: 0.8000001, y: 0.5)!))
+        #expect(MercatorPoint(x: .nan, y: 0.5) == nil)
+        #expect(MercatorPoint(x: 1.0000001, y: 0.5) == nil)
     }
 
-    func testMercatorFromDegrees() throws {
-        let equator = try XCTUnwrap(MercatorPoint(longitude: 0, latitude: 0))
-        XCTAssertEqual(equator.x, 0.5, accuracy: 1e-12)
-        XCTAssertEqual(equator.y, 0.5, accuracy: 1e-12)
-        let north = try XCTUnwrap(MercatorPoint(longitude: -180, latitude: 85.0511))
-        XCTAssertEqual(north.x, 0, accuracy: 1e-12)
-        XCTAssertEqual(north.y, 0, accuracy: 1e-5)
+    @Test func mercatorFromDegrees() throws {
+        let equator = try #require(MercatorPoint(longitude: 0, latitude: 0))
+        #expect(abs(equator.x - 0.5) <= 1e-12)
+        #expect(abs(equator.y - 0.5) <= 1e-12)
+        let north = try #require(MercatorPoint(longitude: -180, latitude: 85.0511))
+        #expect(abs(north.x) <= 1e-12)
+        #expect(abs(north.y) <= 1e-5)
     }
 
-    func testErrorStatuses() {
-        XCTAssertEqual(ProtocolError.Code.badParam.httpStatus, 400)
-        XCTAssertEqual(ProtocolError.Code.invalidSession.httpStatus, 403)
-        XCTAssertEqual(ProtocolError.Code.noSuchChat.httpStatus, 404)
-        XCTAssertEqual(ProtocolError.Code.tooLarge.httpStatus, 413)
-        XCTAssertEqual(ProtocolError.Code.rateLimited.httpStatus, 429)
-        XCTAssertEqual(ProtocolError.Code.unavailable.httpStatus, 503)
+    @Test func errorStatuses() {
+        #expect(ProtocolError.Code.badParam.httpStatus == 400)
+        #expect(ProtocolError.Code.invalidSession.httpStatus == 403)
+        #expect(ProtocolError.Code.noSuchChat.httpStatus == 404)
+        #expect(ProtocolError.Code.tooLarge.httpStatus == 413)
+        #expect(ProtocolError.Code.rateLimited.httpStatus == 429)
+        #expect(ProtocolError.Code.unavailable.httpStatus == 503)
     }
 }

@@ -20,11 +20,9 @@ extension AdminEndpoints {
         guard var room = found.first(where: { $0.id == id })
         else { throw .notFound("no room \(id)") }
         room.messages = try await backend.messageCounts([id])[id] ?? 0
-        let now = WallClock.nowMs()
-        room.participants = try await backend.send(ListMembers(room: id))
-            .filter { presence.isPresent($0.session, nowMs: now, timeoutMs: settings.presenceTimeoutMs) }
-            .filter { !bans.isBanned(session: $0.session, nick: $0.nick) }
-            .map(\.nick)
+        room.participants = PresentParticipants.nicks(
+            of: try await backend.send(ListMembers(room: id)), presence: presence, sessions: sessions,
+            timeoutMs: settings.presenceTimeoutMs, nowMs: WallClock.nowMs())
         return AdminJSON.response(AdminAPI.RoomResponse(room: room))
     }
 
