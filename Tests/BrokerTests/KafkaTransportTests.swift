@@ -111,7 +111,9 @@ final class KafkaTransportTests: XCTestCase {
     func testRequestReplyAnswersRefusesAndTimesOut() async throws {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([Probe.topic])
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
+            Probe.topic, Unanswered.topic,
+        ])
         let bus = try KafkaCommandBus(
             instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
         let busTask = Task { try await bus.run() }
@@ -146,9 +148,20 @@ final class KafkaTransportTests: XCTestCase {
             XCTAssertEqual(error, .refused(.noSuchChat))
         }
 
-        let started = ContinuousClock.now
+        // A handler that runs out of time answers "outcome unknown" before the requester gives up.
+        var started = ContinuousClock.now
         do {
             _ = try await bus.send(Probe(value: 999), idempotencyKey: "k999", within: .milliseconds(500))
+            XCTFail("expected no answer in time")
+        } catch {
+            XCTAssertEqual(error, .refused(.outcomeUnknown))
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(500), "answered within the deadline")
+
+        // Nobody reads the topic: the requester gives up at its deadline.
+        started = ContinuousClock.now
+        do {
+            _ = try await bus.send(Unanswered(), idempotencyKey: "k-none", within: .milliseconds(500))
             XCTFail("expected a timeout")
         } catch {
             XCTAssertEqual(error, .timedOut)
@@ -173,6 +186,14 @@ struct Probe: WireCommand {
     static let topic = "geochat.test.probe." + UUID().uuidString.prefix(8).lowercased()
     var value: Int
     var partitionKey: String? { String(value) }
+}
+
+/// A command on a topic nobody reads.
+struct Unanswered: WireCommand {
+    typealias Reply = Done
+    static let name = "unanswered"
+    static let topic = "geochat.test.unanswered." + UUID().uuidString.prefix(8).lowercased()
+    var partitionKey: String? { nil }
 }
 
 private let testBrokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"]
