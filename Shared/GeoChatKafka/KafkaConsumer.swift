@@ -91,7 +91,7 @@ public final class KafkaConsumer: Sendable {
         case .tail:
             var partitions: [PartitionID] = []
             for topic in topics {
-                let count = try RDKafkaAdmin.partitionCount(client: handle.client, topic: topic, timeoutMs: 5000)
+                let count = try handle.partitionCount(topic, timeoutMs: 5000)
                 partitions += (0..<Int32(count)).map { PartitionID(topic: topic, partition: $0) }
             }
             let starts = try handle.assignFromEnd(partitions, timeoutMs: 5000)
@@ -100,12 +100,12 @@ public final class KafkaConsumer: Sendable {
             var partitions: [PartitionID] = []
             var ends: [String: Int64] = [:]
             for topic in topics {
-                for (partition, end) in try RDKafkaAdmin.highWatermarks(client: handle.client, topic: topic, timeoutMs: 5000) {
+                for (partition, end) in try handle.highWatermarks(topic, timeoutMs: 5000) {
                     partitions.append(PartitionID(topic: topic, partition: partition))
                     ends["\(topic)/\(partition)"] = end
                 }
             }
-            try RDKafkaAdmin.assignFromBeginning(consumer: handle.client, partitions)
+            try handle.assignFromBeginning(partitions)
             replayEnds.withLock { $0 = ends }
             nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
         }

@@ -1,4 +1,4 @@
-import CRdKafka
+import Foundation
 import Logging
 import Synchronization
 
@@ -24,32 +24,14 @@ public final class KafkaProducer: RecordSender {
 
     public func send(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) async throws {
         let handle = try activeHandle()
-        let keyBytes = key.map { Array($0.utf8) }
-        let outcome: rd_kafka_resp_err_t = await withCheckedContinuation { continuation in
-            var queueFullRetries = 0
-            while true {
-                let completion = DeliveryCompletion { continuation.resume(returning: $0) }
-                let err = handle.produce(
-                    topic: topic, partition: partition, key: keyBytes, value: value, completion: completion)
-                if err == RD_KAFKA_RESP_ERR_NO_ERROR { return }
-                if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
-                    // The local queue drains as the poll thread serves reports.
-                    queueFullRetries += 1
-                    usleep(1000)
-                    continue
-                }
-                continuation.resume(returning: err)
-                return
-            }
+        let outcome = await handle.send(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
+        guard case .failed(let reason, let needsFreshProducer) = outcome else {
+            KafkaMetrics.produced[KafkaMetrics.topicLabel(topic)].increment()
+            return
         }
-        guard outcome == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            KafkaMetrics.produceErrors[KafkaMetrics.topicLabel(topic)].increment()
-            if handle.fatalError != nil || Self.needsFreshProducer(outcome) {
-                replace(handle, reason: handle.fatalError ?? outcome.message)
-            }
-            throw KafkaError.delivery("\(topic): \(outcome.message)")
-        }
-        KafkaMetrics.produced[KafkaMetrics.topicLabel(topic)].increment()
+        KafkaMetrics.produceErrors[KafkaMetrics.topicLabel(topic)].increment()
+        if needsFreshProducer { replace(handle, reason: reason) }
+        throw KafkaError.delivery("\(topic): \(reason)")
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {
@@ -61,20 +43,6 @@ public final class KafkaProducer: RecordSender {
             let handle = try RDKafkaProducerHandle(properties: settings.producerProperties)
             slot = handle
             return handle
-        }
-    }
-
-    /// Errors after which this producer's idempotence state is useless: a broker
-    /// that restarted without its memory (Tansu keeps everything in memory)
-    /// answers UNKNOWN_PRODUCER_ID to the old producer id forever, and the
-    /// records time out. A fresh handle asks for a new producer id.
-    static func needsFreshProducer(_ error: rd_kafka_resp_err_t) -> Bool {
-        switch error {
-        case RD_KAFKA_RESP_ERR__FATAL, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, RD_KAFKA_RESP_ERR_UNKNOWN_PRODUCER_ID,
-            RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH:
-            return true
-        default:
-            return false
         }
     }
 
@@ -100,13 +68,8 @@ public final class KafkaProducer: RecordSender {
         handle?.close()
     }
 
-    /// The raw client handle for topic administration.
-    func withClient<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
-        try body(try activeHandle().client)
+    /// Topic administration through this producer's client.
+    func administer<T>(_ body: (RDKafkaProducerHandle) throws -> T) throws -> T {
+        try body(try activeHandle())
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation

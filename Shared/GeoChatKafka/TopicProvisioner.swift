@@ -16,10 +16,8 @@ public struct TopicProvisioner: Sendable {
     /// One attempt; throws when the broker does not answer in time.
     public func ensure(_ topics: [String], partitions: Int? = nil) throws {
         let count = partitions ?? settings.partitions
-        try producer.withClient { client in
-            try RDKafkaAdmin.createTopics(
-                client: client, topics.map { ($0, count) }, replicationFactor: settings.replicationFactor,
-                timeoutMs: 5000)
+        try producer.administer { client in
+            try client.createTopics(topics.map { ($0, count) }, replicationFactor: settings.replicationFactor, timeoutMs: 5000)
         }
     }
 
@@ -52,5 +50,18 @@ public struct TopicProvisioner: Sendable {
                 logger.debug("topic check failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// How many records the topic holds now (the sum of its high watermarks).
+    /// A broker that keeps topics in memory and restarted answers fewer than before.
+    public func recordCount(_ topic: String) async throws -> Int64 {
+        try await offloaded { [producer] in
+            try producer.administer { try $0.highWatermarks(topic, timeoutMs: 5000).values.reduce(0, +) }
+        }
+    }
+
+    /// The topic's partitions as the broker's metadata has them now.
+    public func partitionCount(_ topic: String) async throws -> Int {
+        try await offloaded { [producer] in try producer.administer { try $0.partitionCount(topic, timeoutMs: 5000) } }
     }
 }

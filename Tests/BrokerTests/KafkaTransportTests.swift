@@ -210,7 +210,7 @@ struct TopicProvisionerTests {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
-        let partitions = { try producer.withClient { try RDKafkaAdmin.partitionCount(client: $0, topic: topic, timeoutMs: 5000) } }
+        let partitions = { try producer.administer { try $0.partitionCount(topic, timeoutMs: 5000) } }
 
         try provisioner.ensure([topic], partitions: 3)
         #expect(try partitions() == 3)

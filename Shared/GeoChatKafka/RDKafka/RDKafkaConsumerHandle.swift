@@ -8,7 +8,18 @@ import Foundation
 final class RDKafkaConsumerHandle: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The raw client, for metadata calls (thread-safe).
-    var client: OpaquePointer { handle }
+    func partitionCount(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
+        try RDKafkaAdmin.partitionCount(client: handle, topic: topic, timeoutMs: timeoutMs)
+    }
+
+    func highWatermarks(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> [Int32: Int64] {
+        try RDKafkaAdmin.highWatermarks(client: handle, topic: topic, timeoutMs: timeoutMs)
+    }
+
+    /// Takes the partitions without a group, each from its first record.
+    func assignFromBeginning(_ partitions: [PartitionID]) throws(KafkaError) {
+        try RDKafkaAdmin.assignFromBeginning(consumer: handle, partitions)
+    }
 
     init(properties: [String: String]) throws(KafkaError) {
         let conf = try RDKafkaConfig.make(properties)

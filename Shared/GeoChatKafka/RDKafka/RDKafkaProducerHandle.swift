@@ -31,7 +31,7 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     }
 
     /// Enqueues a copy of the record; `completion` runs once the broker answered.
-    func produce(
+    private func produce(
         topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
         completion: DeliveryCompletion
     ) -> rd_kafka_resp_err_t {
@@ -54,7 +54,7 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         return RD_KAFKA_RESP_ERR_NO_ERROR
     }
 
-    var fatalError: String? {
+    private var fatalError: String? {
         var errstr = [CChar](repeating: 0, count: 512)
         let err = rd_kafka_fatal_error(handle, &errstr, errstr.count)
         return err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : String(errorBuffer: errstr)
@@ -79,8 +79,54 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         rd_kafka_destroy(handle)
     }
 
-    /// The raw client, for admin calls that need one (same thread-safety as above).
-    var client: OpaquePointer { handle }
+    /// Sends one record and waits for the broker's answer. A full local queue
+    /// is waited out (the poll thread drains it) for up to about 100 ms.
+    func send(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) async -> DeliveryOutcome {
+        let outcome: rd_kafka_resp_err_t = await withCheckedContinuation { continuation in
+            var queueFullRetries = 0
+            while true {
+                let completion = DeliveryCompletion { continuation.resume(returning: $0) }
+                let err = produce(topic: topic, partition: partition, key: key, value: value, completion: completion)
+                if err == RD_KAFKA_RESP_ERR_NO_ERROR { return }
+                if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
+                    queueFullRetries += 1
+                    usleep(1000)
+                    continue
+                }
+                continuation.resume(returning: err)
+                return
+            }
+        }
+        guard outcome != RD_KAFKA_RESP_ERR_NO_ERROR else { return .delivered }
+        return .failed(outcome.message, needsFreshProducer: fatalError != nil || Self.needsFreshProducer(outcome))
+    }
+
+    /// Errors after which this producer's idempotence state is useless: a broker
+    /// that restarted without its memory (Tansu keeps everything in memory)
+    /// answers UNKNOWN_PRODUCER_ID to the old producer id forever, and the
+    /// records time out. A fresh handle asks for a new producer id.
+    static func needsFreshProducer(_ error: rd_kafka_resp_err_t) -> Bool {
+        switch error {
+        case RD_KAFKA_RESP_ERR__FATAL, RD_KAFKA_RESP_ERR__MSG_TIMED_OUT, RD_KAFKA_RESP_ERR_UNKNOWN_PRODUCER_ID,
+            RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Creates the topics that do not exist yet ("already exists" is success).
+    func createTopics(_ topics: [(name: String, partitions: Int)], replicationFactor: Int, timeoutMs: Int32) throws(KafkaError) {
+        try RDKafkaAdmin.createTopics(client: handle, topics, replicationFactor: replicationFactor, timeoutMs: timeoutMs)
+    }
+
+    func partitionCount(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
+        try RDKafkaAdmin.partitionCount(client: handle, topic: topic, timeoutMs: timeoutMs)
+    }
+
+    func highWatermarks(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> [Int32: Int64] {
+        try RDKafkaAdmin.highWatermarks(client: handle, topic: topic, timeoutMs: timeoutMs)
+    }
 
     private func topicHandle(_ name: String) -> OpaquePointer {
         topics.withLock { cache in
@@ -90,6 +136,13 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             return rkt
         }
     }
+}
+
+/// How a send ended, in Swift terms.
+enum DeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// Refused or timed out; `needsFreshProducer`: this handle cannot recover by itself.
+    case failed(String, needsFreshProducer: Bool)
 }
 
 /// Carries a delivery result from librdkafka's poll thread back into Swift.

@@ -29,15 +29,3 @@ extension RDKafkaAdmin {
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }
     }
 }
-
-extension TopicProvisioner {
-    /// How many records the topic holds now (the sum of its high watermarks).
-    /// A broker that keeps topics in memory and restarted answers fewer than before.
-    public func recordCount(_ topic: String) async throws -> Int64 {
-        try await offloaded { [self] in
-            try producer.withClient { client in
-                try RDKafkaAdmin.highWatermarks(client: client, topic: topic, timeoutMs: 5000).values.reduce(0, +)
-            }
-        }
-    }
-}
