@@ -12,8 +12,7 @@ struct ExpiryServiceMain {
     static func main() async throws {
         var host = try ServiceHost(service: "expiry", defaultPort: 9104)
         let settings = try ExpirySettings(host.configuration)
-        let database = Database(settings: try PostgresSettings(host.configuration), logger: host.logger)
-        host.uses(database.client)
+        let database = try host.database()
         let jobs = ExpiryJobStore(database: database)
         host.migrates(jobs.migrate)
         // The idle limit and schedule an admin stored; no run starts before they are read.

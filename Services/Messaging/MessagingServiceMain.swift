@@ -8,8 +8,7 @@ import GeoChatRuntime
 struct MessagingServiceMain {
     static func main() async throws {
         var host = try ServiceHost(service: "messaging", defaultPort: 9103)
-        let database = Database(settings: try PostgresSettings(host.configuration), logger: host.logger)
-        host.uses(database.client)
+        let database = try host.database()
         let store = PostgresMessageStore(database: database)
         host.migrates(store.migrate)
         let unpublished = UnpublishedMessages()

@@ -8,8 +8,7 @@ import GeoChatRuntime
 struct RoomsServiceMain {
     static func main() async throws {
         var host = try ServiceHost(service: "rooms", defaultPort: 9102)
-        let database = Database(settings: try PostgresSettings(host.configuration), logger: host.logger)
-        host.uses(database.client)
+        let database = try host.database()
         let store = PostgresRoomStore(database: database)
         host.migrates(store.migrate)
         try host.handles(

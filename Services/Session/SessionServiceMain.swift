@@ -22,8 +22,7 @@ struct SessionServiceMain {
             exit(try await AdminBootstrap.run(env, bcryptCost: bcryptCost))
         }
         var host = try ServiceHost(environment: env)
-        let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
-        host.uses(database.client)
+        let database = try host.database()
         let store = PostgresSessionStore(database: database)
         let adminStore = AdminStore(database: database)
         host.migrates(store.migrate)

@@ -9,12 +9,6 @@ enum KafkaMetrics {
     static let produceErrors = LabeledFamily(counter: MetricNames.kafkaProduceErrors, label: "topic")
     static let consumed = LabeledFamily(counter: MetricNames.kafkaConsumed, label: "topic")
     static let lag = LabeledFamily(gauge: MetricNames.kafkaConsumerLag, label: "topic")
-    static let requestDuration = LabeledFamily(timer: MetricNames.requestDuration, label: "topic")
-    static let requestTimeouts = LabeledFamily(counter: MetricNames.requestTimeouts, label: "topic")
-    static let commandsHandled = LabeledFamily(counter: MetricNames.commandsHandled, label: "command")
-    static let commandErrors = LabeledFamily(counter: MetricNames.commandErrors, label: "command")
-    static let commandDuration = LabeledFamily(timer: MetricNames.commandDuration, label: "command")
-    static let commandsDropped = LabeledFamily(counter: MetricNames.commandsDropped, label: "reason")
 
     static let replyPrefix = Topics.replies(instance: "")
 
@@ -22,7 +16,4 @@ enum KafkaMetrics {
     static func topicLabel(_ topic: String) -> String {
         topic.hasPrefix(replyPrefix) ? "geochat.replies" : topic
     }
-
-    /// The case name of a command enum (`say`, `region`, …): a bounded label.
-    static func commandLabel<Command>(_ command: Command) -> String { MetricLabels.caseName(of: command) }
 }

@@ -42,13 +42,7 @@ public final class InMemoryCommandBus: CommandBus {
         case .dropped(let reason, let detail):
             throw .unexpectedReply("\(reason.rawValue): \(detail)")
         case .answered(let record, _):
-            let reply: ReplyEnvelope<Command.Reply>
-            do { reply = try JSONDecoder().decode(ReplyEnvelope<Command.Reply>.self, from: Data(record)) } catch {
-                throw .unexpectedReply("\(error)")
-            }
-            if let error = reply.error { throw .refused(error) }
-            guard let body = reply.reply else { throw .unexpectedReply("reply without body") }
-            return body
+            return try Command.reply(from: record)
         }
     }
 }

@@ -85,13 +85,7 @@ public final class KafkaCommandBus: CommandBus {
             throw .unexpectedReply("\(error)")
         }
         BusMetrics.requestDuration[topic].record(since: started)
-        let reply: ReplyEnvelope<Command.Reply>
-        do { reply = try JSONDecoder().decode(ReplyEnvelope<Command.Reply>.self, from: Data(record)) } catch {
-            throw .unexpectedReply("\(Command.name): \(error)")
-        }
-        if let error = reply.error { throw .refused(error) }
-        guard let body = reply.reply else { throw .unexpectedReply("\(Command.name): reply without body") }
-        return body
+        return try Command.reply(from: record)
     }
 
     private func deliver(_ record: KafkaRecord) {

@@ -1,3 +1,4 @@
+import Foundation
 import GeoChatDomain
 
 /// Why a request did not get its answer.
@@ -19,6 +20,21 @@ public enum RequestError: Error, Sendable, Equatable {
         case .refused(let refusal): refusal
         case .unexpectedReply: .unavailable
         case .timedOut, .notSent: .outcomeUnknown
+        }
+    }
+}
+
+extension WireCommand {
+    /// The reply in a `ReplyEnvelope` record, or the error its owner refused the command with.
+    static func reply(from record: [UInt8]) throws(RequestError) -> Reply {
+        let envelope: ReplyEnvelope<Reply>
+        do { envelope = try JSONDecoder().decode(ReplyEnvelope<Reply>.self, from: Data(record)) } catch {
+            throw .unexpectedReply("\(name): \(error)")
+        }
+        switch envelope.result {
+        case .success(let reply): return reply
+        case .failure(let refusal): throw .refused(refusal)
+        case nil: throw .unexpectedReply("\(name): a reply with neither a body nor an error")
         }
     }
 }

@@ -29,13 +29,13 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        schema = try container.decode(String.self, forKey: .schema)
-        correlationID = try container.decode(String.self, forKey: .correlationID)
-        idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
-        replyTo = try container.decode(String.self, forKey: .replyTo)
-        deadlineMs = try container.decode(Int64.self, forKey: .deadlineMs)
-        let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
+        let header = try RequestHeader(from: decoder)
+        schema = header.schema
+        correlationID = header.correlationID
+        idempotencyKey = header.idempotencyKey
+        replyTo = header.replyTo
+        deadlineMs = header.deadlineMs
+        let named = try decoder.container(keyedBy: CodingKeys.self).nestedContainer(keyedBy: WireName.self, forKey: .command)
         command = try named.decode(Command.self, forKey: WireName(Command.name))
     }
 
@@ -55,6 +55,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
 /// and the command's name, to find the handler that decodes the rest.
 public struct RequestHeader: Decodable, Sendable {
     public static let schemaName = "geochat.request.v1"
+    // The keys of `RequestEnvelope`, which decodes through this header.
     public var schema: String
     public var correlationID: String
     public var idempotencyKey: String
@@ -89,6 +90,12 @@ public struct ReplyEnvelope<Reply: Codable & Sendable>: Codable, Sendable {
     public var correlationID: String
     public var reply: Reply?
     public var error: ProtocolError?
+
+    /// The reply, or the protocol error the command was refused with; nil for an envelope with neither.
+    public var result: Result<Reply, ProtocolError>? {
+        if let error { return .failure(error) }
+        return reply.map { .success($0) }
+    }
 
     public init(correlationID: String, result: Result<Reply, ProtocolError>) {
         self.schema = Self.schemaName
