@@ -28,12 +28,12 @@ enum Format {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+        return formatter.string(from: WallClock.date(ms))
     }
 
     /// How long ago, roughly: `3d`, `5h`, `12m`, `40s`.
     static func age(_ ms: Int64) -> String {
-        let seconds = max(0, Int(Date().timeIntervalSince1970) - Int(ms / 1000))
+        let seconds = max(0, Int((WallClock.nowMs() - ms) / 1000))
         for (unit, factor) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds >= factor { return "\(seconds / factor)\(unit)" }
         return "\(seconds)s"
     }
@@ -102,7 +102,7 @@ enum Report {
     }
 
     static func duration(_ job: ExpiryJobReport) -> String {
-        let end = job.finishedAtMs ?? Int64(Date().timeIntervalSince1970 * 1000)
+        let end = job.finishedAtMs ?? WallClock.nowMs()
         let seconds = Double(end - job.startedAtMs) / 1000
         return String(format: "%.1f s", seconds) + (job.finishedAtMs == nil ? " so far" : "")
     }

@@ -92,6 +92,7 @@ struct ExpiryJobStore: Sendable {
         var selectCursor: RoomID
         var nextBatch: Int
 
+        /// Rounded down: a room last visited exactly at the cutoff stays (the wire carries milliseconds).
         var idleBeforeMs: Int64 { Int64((idleBefore.timeIntervalSince1970 * 1000).rounded(.down)) }
         /// The tombstone reason rooms records: lets a retried batch learn what this job removed.
         var reason: String { "expiry job \(id)" }

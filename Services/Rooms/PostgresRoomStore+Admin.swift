@@ -22,8 +22,8 @@ extension PostgresRoomStore {
         {
             rooms.append(
                 AdminRoom(
-                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: created.epochMilliseconds,
-                    lastVisitedAtMs: visited.epochMilliseconds, members: Int(members)))
+                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: WallClock.milliseconds(created),
+                    lastVisitedAtMs: WallClock.milliseconds(visited), members: Int(members)))
         }
         return rooms
     }

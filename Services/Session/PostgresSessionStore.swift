@@ -100,7 +100,7 @@ struct PostgresSessionStore: SessionStore {
     /// Records signs of life seen by gateways (never moves time backwards).
     func touch(_ ids: [SessionID], seenAtMs: Int64) async throws {
         guard !ids.isEmpty else { return }
-        let seen = Date(timeIntervalSince1970: Double(seenAtMs) / 1000)
+        let seen = WallClock.date(seenAtMs)
         try await client.query(
             """
             UPDATE session.sessions SET last_seen_at = greatest(last_seen_at, \(seen))

@@ -117,7 +117,7 @@ struct AdminStore: Sendable {
             INSERT INTO session.admin_tokens (token_hash, admin, expires_at)
             VALUES (\(hash), \(admin.value), \(expires))
             """, logger: logger)
-        return expires.epochMilliseconds
+        return WallClock.milliseconds(expires)
     }
 
     /// The admin behind a token that is neither expired nor revoked.
@@ -128,7 +128,7 @@ struct AdminStore: Sendable {
             WHERE t.token_hash = \(tokenHash) AND t.revoked_at IS NULL AND t.expires_at > now()
             """, logger: logger)
         for try await (name, expires) in rows.decode((String, Date).self) {
-            return AdminIdentity(name: name, expiresAtMs: expires.epochMilliseconds)
+            return AdminIdentity(name: name, expiresAtMs: WallClock.milliseconds(expires))
         }
         return nil
     }
@@ -162,7 +162,7 @@ struct AdminStore: Sendable {
             """, logger: logger)
         var sessions: [AdminSession] = []
         for try await (id, nick, created, seen) in rows.decode((String, String, Date, Date).self) {
-            sessions.append(AdminSession(id: id, nick: nick, createdAtMs: created.epochMilliseconds, lastSeenAtMs: seen.epochMilliseconds))
+            sessions.append(AdminSession(id: id, nick: nick, createdAtMs: WallClock.milliseconds(created), lastSeenAtMs: WallClock.milliseconds(seen)))
         }
         return sessions
     }
@@ -182,7 +182,7 @@ struct AdminStore: Sendable {
                 """, logger: logger)
             try await Self.insert(audit, tx, logger)
             for try await (at, version) in rows.decode((Date, Int64).self) {
-                return Ban(target: target, active: true, reason: reason, by: by, atMs: at.epochMilliseconds, version: version)
+                return Ban(target: target, active: true, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version)
             }
             throw ProtocolError.unavailable
         }
@@ -201,7 +201,7 @@ struct AdminStore: Sendable {
             for try await (value, reason, at, version) in rows.decode((String, String, Date, Int64).self) {
                 try await Self.insert(audit, tx, logger)
                 let stored = BanTarget(kind: target.kind, value: value) ?? target
-                return Ban(target: stored, active: false, reason: reason, by: by, atMs: at.epochMilliseconds, version: version)
+                return Ban(target: stored, active: false, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version)
             }
             return nil
         }
@@ -217,7 +217,7 @@ struct AdminStore: Sendable {
             (String, String, Bool, String, String, Date, Int64).self)
         {
             guard let kind = BanTarget.Kind(rawValue: kind), let target = BanTarget(kind: kind, value: value) else { continue }
-            bans.append(Ban(target: target, active: active, reason: reason, by: by, atMs: at.epochMilliseconds, version: version))
+            bans.append(Ban(target: target, active: active, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version))
         }
         return bans
     }
@@ -229,7 +229,7 @@ struct AdminStore: Sendable {
             "SELECT name, value, version, updated_by, updated_at FROM session.settings ORDER BY name", logger: logger)
         var settings: [SettingValue] = []
         for try await (name, value, version, by, at) in rows.decode((String, Int64, Int64, String, Date).self) {
-            settings.append(SettingValue(name: name, value: Int(value), version: version, updatedBy: by, updatedAtMs: at.epochMilliseconds))
+            settings.append(SettingValue(name: name, value: Int(value), version: version, updatedBy: by, updatedAtMs: WallClock.milliseconds(at)))
         }
         return settings
     }
@@ -254,7 +254,7 @@ struct AdminStore: Sendable {
                     RETURNING version, updated_at
                     """, logger: logger)
                 for try await (version, at) in rows.decode((Int64, Date).self) {
-                    changed.append(SettingValue(name: name.rawValue, value: value, version: version, updatedBy: by, updatedAtMs: at.epochMilliseconds))
+                    changed.append(SettingValue(name: name.rawValue, value: value, version: version, updatedBy: by, updatedAtMs: WallClock.milliseconds(at)))
                 }
             }
             try await Self.insert(audit, tx, logger)
@@ -280,7 +280,7 @@ struct AdminStore: Sendable {
         {
             entries.append(
                 AuditEntry(
-                    id: id, atMs: at.epochMilliseconds, actor: actor, action: action, target: target, outcome: outcome,
+                    id: id, atMs: WallClock.milliseconds(at), actor: actor, action: action, target: target, outcome: outcome,
                     detail: detail, gateway: gateway))
         }
         return entries
