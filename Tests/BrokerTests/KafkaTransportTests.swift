@@ -142,7 +142,7 @@ final class KafkaTransportTests: XCTestCase {
         XCTAssertEqual(answer, Probe.Answer(value: 14, idempotencyKey: "k7"))
 
         do {
-            _ = try await bus.send(Probe(value: 404), idempotencyKey: "k404", within: .seconds(2))
+            _ = try await bus.send(Probe(value: 404), idempotencyKey: "k404", within: .seconds(5))
             XCTFail("expected a refusal")
         } catch {
             XCTAssertEqual(error, .refused(.noSuchChat))

@@ -33,7 +33,7 @@ import Testing
         }
         bus = InMemoryCommandBus([expiry])
         backend = AdminBackend(
-            services: ServiceClients(bus: bus, timeout: .seconds(2)), gateway: "test", logger: Logger(label: "test"))
+            services: ServiceClients(bus: bus, timeout: .seconds(30)), gateway: "test", logger: Logger(label: "test"))
     }
 
     @Test func aRunRequestCarriesItsParametersAndComesBackAsTheJob() async throws {

@@ -19,7 +19,7 @@ struct AdminCommandHandlersTests {
         let bus: InMemoryCommandBus
 
         func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
-            try await bus.send(command, within: .seconds(10))
+            try await bus.send(command, within: .seconds(30))
         }
 
         func audit(_ action: String) async throws -> [AuditEntry] {

@@ -23,7 +23,7 @@ import Testing
     func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random()) async throws(RequestError)
         -> Command.Reply
     {
-        try await bus.send(command, idempotencyKey: key, within: .seconds(2))
+        try await bus.send(command, idempotencyKey: key, within: .seconds(30))
     }
 
     @Test func startMakesASessionAndAnnouncesIt() async throws {
