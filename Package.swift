@@ -157,7 +157,7 @@ let package = Package(
             name: "BrokerTests", dependencies: ["GeoChatKafka", "GeoChatBus", "GeoChatDomain"],
             path: "Tests/BrokerTests"),
         .testTarget(
-            name: "GeoChatBusTests", dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain"],
+            name: "GeoChatBusTests", dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/GeoChatBusTests"),
         // A scratch database per test on the test PostgreSQL (GEOCHAT_TEST_PG_PORT).
         .target(
@@ -189,7 +189,7 @@ let package = Package(
             dependencies: [
                 "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime", "GeoChatLegacyProtocol",
                 // The router tests run the gateway over the services' real handlers on in-memory stores.
-                "SessionService", "RoomsService", "MessagingService",
+                "SessionService", "RoomsService", "MessagingService", "GeoChatTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

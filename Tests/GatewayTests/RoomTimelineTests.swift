@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
@@ -122,7 +123,7 @@ import Testing
     /// as PostgreSQL does.
     @Test(arguments: 0..<100 as Range<UInt64>)
     func pollersNeverMissAnIdWhateverTheArrivalOrder(seed: UInt64) {
-        var random = TestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let loadedUpTo: MessageID = 10
         let total: MessageID = 130
         let database = Self.messages(1...total)

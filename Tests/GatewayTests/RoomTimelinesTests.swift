@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
@@ -318,7 +319,7 @@ import Testing
     /// once, in order, each answer contiguous from its `past + 1`.
     @Test(arguments: 0..<40 as Range<UInt64>)
     func aPollerThatRemembersOnlyItsHighestIdNeverMissesAMessage(seed: UInt64) throws {
-        var random = TestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let total: MessageID = 150
         var database: [ChatMessage] = []  // PostgreSQL: every committed message, gap-free
         var inFlight: [ChatMessage] = []  // events not delivered yet
@@ -403,20 +404,4 @@ import Testing
 
 extension MessageHistory {
     func with(room: RoomID) -> MessageHistory { MessageHistory(room: room, head: head, messages: messages) }
-}
-
-/// A small seeded generator, so a failing case can be run again.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(upTo bound: UInt64) -> UInt64 { next() % bound }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import GeoChatTestSupport
 import Testing
 
 import GeoChatKafka
@@ -279,18 +280,4 @@ struct KeyLanesTests {
 
 extension KeyLanesTests.RecordID {
     init(_ record: KafkaRecord) { self.init(partition: record.partition, offset: record.offset) }
-}
-
-/// A small seeded generator, so a failing order can be run again.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,0 +1,17 @@
+/// A small seeded generator (splitmix64), so a failing random case can be run again.
+public struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    public init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value below `bound` (slightly biased; fine for tests).
+    public mutating func next(upTo bound: UInt64) -> UInt64 { next() % bound }
+}
