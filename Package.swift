@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "GeoChatKafka",
             dependencies: [
-                "CRdKafka", "GeoChatDomain", "GeoChatMetrics",
+                "CRdKafka", "GeoChatMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -43,12 +43,14 @@ public final class KafkaConsumer: Sendable {
     /// One lag gauge per topic, labelled with the group (or `tail`); sampled while polling.
     private let lagGauges: [String: Gauge]
     private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
+    private let metricLabel: @Sendable (String) -> String
     static let lagSampleInterval: Duration = .seconds(2)
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, pace: Pace, logger: Logger) throws {
         self.topics = topics
         self.mode = mode
         self.logger = logger
+        self.metricLabel = settings.metricLabel
         let fetchWait: Int
         switch pace {
         case .interactive: fetchWait = settings.fetchWaitMaxMs
@@ -73,7 +75,7 @@ public final class KafkaConsumer: Sendable {
         case .replay: groupLabel = "replay"
         }
         lagGauges = Dictionary(uniqueKeysWithValues: topics.map { topic in
-            let topicLabel = KafkaMetrics.topicLabel(topic)
+            let topicLabel = settings.metricLabel(topic)
             return (topic, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
         })
         queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
@@ -236,9 +238,9 @@ public final class KafkaConsumer: Sendable {
     private func account(_ batch: [KafkaRecord]) {
         if let first = batch.first {
             if batch.allSatisfy({ $0.topic == first.topic }) {
-                KafkaMetrics.consumed[KafkaMetrics.topicLabel(first.topic)].increment(by: batch.count)
+                KafkaMetrics.consumed[metricLabel(first.topic)].increment(by: batch.count)
             } else {
-                for record in batch { KafkaMetrics.consumed[KafkaMetrics.topicLabel(record.topic)].increment() }
+                for record in batch { KafkaMetrics.consumed[metricLabel(record.topic)].increment() }
             }
         }
         let now = ContinuousClock.now

@@ -26,10 +26,10 @@ public final class KafkaProducer: RecordSender {
         let handle = try activeHandle()
         let outcome = await handle.send(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
         guard case .failed(let reason, let needsFreshProducer) = outcome else {
-            KafkaMetrics.produced[KafkaMetrics.topicLabel(topic)].increment()
+            KafkaMetrics.produced[settings.metricLabel(topic)].increment()
             return
         }
-        KafkaMetrics.produceErrors[KafkaMetrics.topicLabel(topic)].increment()
+        KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()
         if needsFreshProducer { replace(handle, reason: reason) }
         throw KafkaError.delivery("\(topic): \(reason)")
     }

@@ -23,6 +23,10 @@ public struct KafkaSettings: Sendable {
     public var messageTimeoutMs: Int
     /// Extra librdkafka properties, applied last.
     public var overrides: [String: String]
+    /// A topic's `topic` label in metrics. Topics made per instance (a requester's
+    /// reply topic) should map to one label, so labels stay few however many
+    /// instances come and go.
+    public var metricLabel: @Sendable (String) -> String = { $0 }
 
     public init(
         brokers: String = "127.0.0.1:9092", clientID: String = "geochat", partitions: Int = 8,

@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatDomain
 import GeoChatKafka
 import Logging
 
@@ -9,7 +10,7 @@ public struct ServiceEnvironment: Sendable {
     public let instanceID: String
     public let configuration: Configuration
     public let logger: Logger
-    public let kafka: KafkaSettings
+    public private(set) var kafka: KafkaSettings
     public let httpHost: String
     public let httpPort: Int
 
@@ -35,6 +36,9 @@ public struct ServiceEnvironment: Sendable {
             backgroundFetchWaitMaxMs: try configuration.int("kafka.background.fetch.wait.max.ms", default: 100),
             lingerMs: try configuration.int("kafka.linger.ms", default: 1),
             messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000))
+        // Every requester's reply topic counts as one label.
+        let replyTopics = Topics.replies(instance: "")
+        self.kafka.metricLabel = { $0.hasPrefix(replyTopics) ? "geochat.replies" : $0 }
         self.httpHost = configuration.string("http.host", default: "127.0.0.1")
         self.httpPort = try configuration.int("http.port", default: defaultPort)
     }
