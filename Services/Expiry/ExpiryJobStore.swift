@@ -7,9 +7,10 @@ import PostgresNIO
 /// `expiry.jobs`, and a real run's selection in `expiry.job_batches`, one row
 /// per removal batch with its state, so a run killed half-way resumes where it
 /// stopped. docs/architecture.md ("Expiry") describes the states.
-struct ExpiryJobStore: Sendable {
+struct ExpiryJobStore: PostgresStore {
     let database: Database
 
+    static let schema: StaticString = "expiry"
     static let migrations = [
         Migration(
             1, "expiry job history",
@@ -76,12 +77,7 @@ struct ExpiryJobStore: Sendable {
             ]),
     ]
 
-    func migrate() async throws {
-        try await database.migrateRetrying(schema: "expiry", migrations: Self.migrations)
-    }
 
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
 
     /// What a runner needs to carry on with a job.
     struct Job: Sendable {

@@ -6,9 +6,10 @@ import PostgresNIO
 
 /// The messaging service's tables (schema `messaging`): each room's log of
 /// messages with dense ids 1, 2, 3, … and every query on them.
-struct PostgresMessageStore: MessageStore {
+struct PostgresMessageStore: MessageStore, PostgresStore {
     let database: Database
 
+    static let schema: StaticString = "messaging"
     static let migrations = [
         Migration(
             1, "room logs and messages",
@@ -34,12 +35,7 @@ struct PostgresMessageStore: MessageStore {
             ])
     ]
 
-    func migrate() async throws {
-        try await database.migrateRetrying(schema: "messaging", migrations: Self.migrations)
-    }
 
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
 
     func state(of room: RoomID) async throws -> RoomLogState {
         let rows = try await client.query(

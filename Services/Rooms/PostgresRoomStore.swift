@@ -4,9 +4,10 @@ import GeoChatPostgres
 import PostgresNIO
 
 /// The rooms service's tables (schema `rooms`) and every query on them.
-struct PostgresRoomStore: RoomStore {
+struct PostgresRoomStore: RoomStore, PostgresStore {
     let database: Database
 
+    static let schema: StaticString = "rooms"
     static let migrations = [
         Migration(
             1, "rooms and memberships",
@@ -61,12 +62,7 @@ struct PostgresRoomStore: RoomStore {
     /// How long an ended session is remembered: far longer than any event waits in a topic.
     static let endedSessionMemory = "1 day"
 
-    func migrate() async throws {
-        try await database.migrateRetrying(schema: "rooms", migrations: Self.migrations)
-    }
 
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
 
     /// Creates a room, unless the same session created the same room within the
     /// retry window: then that room is the answer (phones on bad networks retry).

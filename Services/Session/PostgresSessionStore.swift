@@ -4,9 +4,10 @@ import GeoChatPostgres
 import PostgresNIO
 
 /// The session service's tables (schema `session`) and every query on them.
-struct PostgresSessionStore: SessionStore {
+struct PostgresSessionStore: SessionStore, PostgresStore {
     let database: Database
 
+    static let schema: StaticString = "session"
     static let migrations = [
         Migration(
             1, "sessions",
@@ -27,12 +28,7 @@ struct PostgresSessionStore: SessionStore {
             ])
     ] + AdminStore.migrations
 
-    func migrate() async throws {
-        try await database.migrateRetrying(schema: "session", migrations: Self.migrations)
-    }
 
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
 
     /// Starts a session; a retry with the same key returns the session made the first time.
     func start(nick: Nickname, key: String) async throws -> (SessionInfo, isNew: Bool) {

@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// The administration tables of the session service (schema `session`): admin
 /// accounts, their tokens, bans, settings and the audit log, and every query on them.
-struct AdminStore: Sendable {
+struct AdminStore: PostgresQueries {
     let database: Database
 
-    /// Appended to `SessionStore.migrations` (one schema, one version sequence).
+    /// Part of the session schema: appended to `PostgresSessionStore.migrations` (one version sequence).
     static let migrations = [
         Migration(
             2, "administration: admins, tokens, bans, settings, audit log",
@@ -65,8 +65,6 @@ struct AdminStore: Sendable {
             ])
     ]
 
-    private var client: MeasuredPostgresClient { database.client }
-    private var logger: Logger { database.logger }
 
     // MARK: accounts and tokens
 
