@@ -7,15 +7,13 @@ messages by contract), so the proof is about what the server itself repeats.
 The commands are produced with confluent_kafka straight onto the command
 topics, in the services' own wire format (docs/architecture.md), and the
 replies read from a reply topic of the test's own."""
-import json
 import threading
 import time
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
+from geochat_support.commands import CommandClient
 from geochat_support.db import count, sql
 from geochat_support.protocol import create, say, start, unique_topic
 from geochat_support.stack import run_stack_command
@@ -24,53 +22,9 @@ from geochat_support.waiting import wait_until
 PARTITIONS = 8  # GEOCHAT_PARTITIONS of the test stack
 
 
-class Wire:
-    """A requester of our own: produces RequestEnvelopes, reads ReplyEnvelopes."""
-
-    def __init__(self, brokers):
-        self.reply_topic = "geochat.replies.test-" + uuid.uuid4().hex[:10]
-        admin = AdminClient({"bootstrap.servers": brokers})
-        for f in admin.create_topics([NewTopic(self.reply_topic, 1, 1)]).values():
-            f.result(10)
-        self.producer = Producer({"bootstrap.servers": brokers, "enable.idempotence": True})
-        self.consumer = Consumer({"bootstrap.servers": brokers, "group.id": "test-" + uuid.uuid4().hex,
-                                  "enable.auto.commit": False, "auto.offset.reset": "earliest"})
-        self.consumer.assign([TopicPartition(self.reply_topic, 0, 0)])
-        self.replies = {}
-
-    def send(self, topic, command, key, idempotency_key, partition=None, deadline_s=10):
-        correlation = uuid.uuid4().hex
-        envelope = {"schema": "geochat.request.v1", "correlationID": correlation, "idempotencyKey": idempotency_key,
-                    "replyTo": self.reply_topic, "deadlineMs": int((time.time() + deadline_s) * 1000),
-                    "command": command}
-        kwargs = {"key": key.encode(), "value": json.dumps(envelope).encode()}
-        if partition is not None:
-            kwargs["partition"] = partition
-        self.producer.produce(topic, **kwargs)
-        return correlation
-
-    def flush(self):
-        assert self.producer.flush(10) == 0, "records not delivered"
-
-    def wait(self, correlations, timeout=20):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not all(c in self.replies for c in correlations):
-            record = self.consumer.poll(0.2)
-            if record is None or record.error():
-                continue
-            reply = json.loads(record.value())
-            self.replies[reply["correlationID"]] = reply
-        missing = [c for c in correlations if c not in self.replies]
-        assert not missing, f"no reply for {len(missing)} of {len(correlations)} commands"
-        return [self.replies[c] for c in correlations]
-
-    def close(self):
-        self.consumer.close()
-
-
 @pytest.fixture
 def wire(stack):
-    w = Wire(stack["KAFKA_BROKERS"])
+    w = CommandClient(stack["KAFKA_BROKERS"])
     yield w
     w.close()
 
@@ -91,9 +45,9 @@ def test_say_redelivered_is_one_message(stack, wire):
     # redelivery after a crash), once on another partition, so that the second
     # messaging instance may run it at the same moment as the first.
     ids = []
-    correlations = [wire.send("geochat.messaging.commands", command, str(room), key)]
-    correlations.append(wire.send("geochat.messaging.commands", command, str(room), key))
-    correlations += [wire.send("geochat.messaging.commands", command, str(room), key, partition=p)
+    correlations = [wire.send("geochat.messaging.commands", str(room), command, key)]
+    correlations.append(wire.send("geochat.messaging.commands", str(room), command, key))
+    correlations += [wire.send("geochat.messaging.commands", str(room), command, key, partition=p)
                      for p in range(PARTITIONS)]
     wire.flush()
     for reply in wire.wait(correlations):
@@ -106,7 +60,7 @@ def test_say_redelivered_is_one_message(stack, wire):
 def test_start_redelivered_is_one_session(stack, wire):
     key = "start-" + uuid.uuid4().hex
     before = count(stack, "SELECT count(*) FROM session.sessions")
-    correlations = [wire.send("geochat.session.commands", {"start": {"nick": "Twice"}}, key, key) for _ in range(3)]
+    correlations = [wire.send("geochat.session.commands", key, {"start": {"nick": "Twice"}}, key) for _ in range(3)]
     wire.flush()
     sessions = {r["reply"]["id"] for r in wire.wait(correlations)}
     assert len(sessions) == 1, sessions
@@ -121,7 +75,7 @@ def test_create_retried_is_one_room(stack, wire):
     command = {"create": {"session": session, "position": {"x": 0.123, "y": 0.456}, "zoom": 9, "topic": topic}}
     # A gateway retry carries a new correlation id; the rooms service knows the
     # repeat by its content within 10 s (the legacy create has no key).
-    correlations = [wire.send("geochat.rooms.commands", command, session, "create-" + uuid.uuid4().hex)
+    correlations = [wire.send("geochat.rooms.commands", session, command, "create-" + uuid.uuid4().hex)
                     for _ in range(3)]
     wire.flush()
     rooms = {r["reply"]["id"] for r in wire.wait(correlations)}
@@ -146,9 +100,9 @@ def test_messaging_killed_mid_stream_then_redelivered(stack, wire):
     def produce_all(deadline_s):
         cs = []
         for room, key in commands:
-            cs.append(wire.send("geochat.messaging.commands",
+            cs.append(wire.send("geochat.messaging.commands", str(room),
                                 {"say": {"room": room, "session": session, "nick": "Mid", "text": key}},
-                                str(room), key, deadline_s=deadline_s))
+                                key, timeout=deadline_s))
             time.sleep(0.005)
         wire.flush()
         return cs

@@ -1,64 +1,19 @@
-"""The expiry service from outside: its commands over the real Kafka broker (the
-envelopes the Swift KafkaCommandBus sends, with a reply topic of our own), and
-idle rooms inserted in bulk by SQL for it to find."""
-import json
+"""The expiry service from outside: its commands over the real Kafka broker
+(geochat_support.commands), and idle rooms inserted in bulk by SQL for it to find."""
 import time
-import uuid
 
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
-
+from .commands import CommandClient
 from .waiting import ConditionTimeout
 
 EXPIRY_TOPIC = "geochat.expiry.commands"
 ROOMS_TOPIC = "geochat.rooms.commands"
 
 
-class Commands:
-    """Request/reply over Kafka: a private one-partition reply topic read from its start."""
+class Commands(CommandClient):
+    """The command client with the expiry service's commands."""
 
     def __init__(self, stack):
-        brokers = stack["KAFKA_BROKERS"]
-        self.reply_topic = "geochat.replies.pytest-" + uuid.uuid4().hex[:12]
-        admin = AdminClient({"bootstrap.servers": brokers})
-        for future in admin.create_topics([NewTopic(self.reply_topic, num_partitions=1, replication_factor=1)]).values():
-            future.result(timeout=20)
-        self.producer = Producer({"bootstrap.servers": brokers, "linger.ms": 1})
-        self.consumer = Consumer({
-            "bootstrap.servers": brokers, "group.id": "pytest-" + uuid.uuid4().hex[:8],
-            "enable.auto.commit": False, "fetch.wait.max.ms": 10})
-        self.consumer.assign([TopicPartition(self.reply_topic, 0, 0)])
-        self.replies = {}
-
-    def close(self):
-        self.consumer.close()
-
-    def send(self, topic, key, command, idempotency_key=None, timeout=20):
-        """Sends a command; returns its correlation id (the reply comes later)."""
-        correlation = uuid.uuid4().hex
-        envelope = {
-            "schema": "geochat.request.v1", "correlationID": correlation,
-            "idempotencyKey": idempotency_key or uuid.uuid4().hex, "replyTo": self.reply_topic,
-            "deadlineMs": int(time.time() * 1000) + timeout * 1000, "command": command,
-        }
-        self.producer.produce(topic, key=key.encode(), value=json.dumps(envelope).encode())
-        self.producer.flush(10)
-        return correlation
-
-    def reply(self, correlation, timeout=25):
-        deadline = time.monotonic() + timeout
-        while correlation not in self.replies:
-            if time.monotonic() > deadline:
-                raise ConditionTimeout(f"no reply to {correlation} within {timeout}s")
-            record = self.consumer.poll(0.2)
-            if record is None or record.error():
-                continue
-            reply = json.loads(record.value())
-            self.replies[reply["correlationID"]] = reply
-        return self.replies.pop(correlation)
-
-    def request(self, topic, key, command, **kwargs):
-        return self.reply(self.send(topic, key, command, **kwargs))
+        super().__init__(stack["KAFKA_BROKERS"])
 
     # The expiry service's commands (Shared/GeoChatDomain/Wire/ExpiryCommands.swift).
 
