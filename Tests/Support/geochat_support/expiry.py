@@ -1,6 +1,7 @@
 """The expiry service from outside: its commands over the real Kafka broker
 (geochat_support.commands), and idle rooms inserted in bulk by SQL for it to find."""
 import time
+import uuid
 
 from .commands import CommandClient
 from .waiting import ConditionTimeout
