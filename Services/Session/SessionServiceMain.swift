@@ -30,7 +30,7 @@ struct SessionServiceMain {
             SessionCommandHandlers(store: store, events: host.events, logger: env.logger).handlers,
             group: ConsumerGroups.sessionCommands)
 
-        let topics = TopicProvisioner(producer: host.producer, settings: env.kafka, logger: env.logger)
+        let topics = host.topics
         let broadcaster = StateBroadcaster(
             store: adminStore, events: host.events,
             stateRecordCount: { try await topics.recordCount(Topics.settings) + topics.recordCount(Topics.bans) },

@@ -21,6 +21,8 @@ public struct ServiceHost: Sendable {
     public let environment: ServiceEnvironment
     public let producer: KafkaProducer
     public let events: KafkaEventPublisher
+    /// Creates the shared topics at start and keeps them; also answers record counts.
+    public let topics: TopicProvisioner
     public var logger: Logger { environment.logger }
     public var configuration: Configuration { environment.configuration }
 
@@ -43,6 +45,7 @@ public struct ServiceHost: Sendable {
         self.environment = environment
         producer = try KafkaProducer(settings: environment.kafka, logger: environment.logger)
         events = KafkaEventPublisher(sender: producer)
+        topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: environment.logger)
     }
 
     /// The bus this service sends commands on (one reply topic per instance).
@@ -128,7 +131,6 @@ public struct ServiceHost: Sendable {
 
     private func startUp() async throws {
         for migrate in migrations { try await migrate() }
-        let topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: logger)
         try await topics.ensureRetrying(Topics.shared)
         for consumer in consumers {
             while true {
@@ -145,7 +147,6 @@ public struct ServiceHost: Sendable {
 
     /// Every component side by side; when one ends (cancelled at shutdown), all do.
     private func runComponents() async {
-        let topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: logger)
         var all = components
         all.append(HostedComponent(name: "topics") { await topics.keep(Topics.shared) })
         if let bus { all.append(HostedComponent(name: "command bus") { try await bus.run() }) }

@@ -27,9 +27,15 @@ public enum ScratchDatabase {
         return try await running(admin) {
             try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
             let database = Database(settings: settings(port: port, database: name), logger: logger)
-            let result = await Result { try await running(database) { try await body(database) } }
-            try await admin.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"), logger: logger)
-            return try result.get()
+            let drop = PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)")
+            do {
+                let value = try await running(database) { try await body(database) }
+                try await admin.client.query(drop, logger: logger)
+                return value
+            } catch {
+                _ = try? await admin.client.query(drop, logger: logger)
+                throw error
+            }
         }
     }
 
@@ -48,11 +54,5 @@ public enum ScratchDatabase {
             let value = try await body()
             return value
         }
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

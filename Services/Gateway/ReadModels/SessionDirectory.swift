@@ -82,11 +82,7 @@ final class SessionDirectory: Sendable {
         }
     }
 
-    func apply(_ event: SessionEvent) {
-        switch event {
-        case .started(let info), .renamed(let info), .ended(let info, _): remember(info)
-        }
-    }
+    func apply(_ event: SessionEvent) { remember(event.session) }
 
     var count: Int { state.withLock { $0.sessions.count } }
 }

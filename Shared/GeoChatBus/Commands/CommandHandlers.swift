@@ -43,14 +43,17 @@ public struct CommandHandlers: Sendable {
                 idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
                 deadline: Deadline(epochMs: envelope.deadlineMs),
                 requester: String(envelope.replyTo.dropFirst(Topics.replies(instance: "").count)))
-            let result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
-            let reply = ReplyEnvelope(correlationID: envelope.correlationID, result: result)
-            guard let encoded = try? JSONEncoder().encode(reply) else { return .dropped(.undecodable, "reply not encodable") }
-            return .answered(Array(encoded), failed: (try? result.get()) == nil)
+            var result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
+            var encoded = try? JSONEncoder().encode(ReplyEnvelope(correlationID: envelope.correlationID, result: result))
+            if encoded == nil {
+                // A reply that cannot be encoded is a bug; the requester still gets an answer.
+                logger.error("reply not encodable", metadata: ["command": "\(Command.name)"])
+                result = .failure(.unavailable)
+                encoded = try? JSONEncoder().encode(ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
+            }
+            return .answered(Array(encoded ?? Data()), failed: (try? result.get()) == nil)
         }
     }
-
-    public var commandNames: [String] { table.keys.sorted() }
 
     public enum DropReason: String, Sendable {
         case undecodable, schema, deadline, unknownCommand = "unknown_command"
