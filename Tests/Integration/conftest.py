@@ -15,6 +15,19 @@ from geochat_support.stack import read_stack_env  # noqa: E402
 from log_scan import session_id_leaks  # noqa: E402
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "disrupts_dependencies: stops and restarts Kafka or PostgreSQL under the whole stack")
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that stop Kafka or PostgreSQL run after the others, whatever their
+    file names: the stack recovers by itself (those tests check it through every
+    gateway), but a recovery their checks do not cover (expiry's, once) would
+    otherwise surface as a failure of whichever test came next."""
+    items.sort(key=lambda item: item.get_closest_marker("disrupts_dependencies") is not None)
+
+
 @pytest.fixture(scope="session")
 def stack():
     """stack.env as a dict, plus "gateways": the list of gateway URLs."""

@@ -11,6 +11,8 @@ from geochat_support.protocol import chat, create, messages, say, start, unique_
 from geochat_support.stack import instance_urls, is_ready, run_stack_command
 from geochat_support.waiting import poll_until, wait_until
 
+pytestmark = pytest.mark.disrupts_dependencies
+
 DEADLINE_S = 3.0  # GEOCHAT_REQUEST_TIMEOUT_MS default
 
 
