@@ -18,9 +18,10 @@ struct ExpiryRunner: Sendable {
             if isReady() {
                 do {
                     _ = try await jobs.exclusively { try await drain() }
-                } catch is CancellationError {
-                    return
                 } catch {
+                    // Only a shutdown ends the loop: a dependency that throws
+                    // CancellationError while it goes away (a pool losing its
+                    // PostgreSQL) is one more interruption to retry.
                     if Task.isCancelled { return }
                     logger.warning("expiry work interrupted; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 }

@@ -153,7 +153,10 @@ public struct ServiceHost: Sendable {
         await withTaskGroup(of: Void.self) { group in
             for component in all {
                 group.addTask { [logger] in
-                    do { try await component.run() } catch is CancellationError {} catch {
+                    do {
+                        try await component.run()
+                        if !Task.isCancelled { logger.error("\(component.name) ended; stopping the service") }
+                    } catch is CancellationError {} catch {
                         logger.error("\(component.name) stopped", metadata: ["error": "\(error)"])
                     }
                 }
