@@ -14,6 +14,7 @@ struct Gateway: Sendable {
     let bans: BanList
     let sessions: SessionDirectory
     let messages: MessageReadModel
+    let rooms: RoomMap
     let presence: PresenceTracker
     let limiter: RateLimiter
     let logger: Logger
@@ -25,7 +26,8 @@ struct Gateway: Sendable {
         self.bans = bans
         self.sessions = SessionDirectory(backend: services, bans: bans)
         self.messages = MessageReadModel(backend: services)
-        self.presence = PresenceTracker(gateway: instance)
+        self.rooms = RoomMap()
+        self.presence = PresenceTracker(gateway: instance, timeoutMs: { settings.presenceTimeoutMs })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger
     }
@@ -36,8 +38,9 @@ struct Gateway: Sendable {
         let router = Router(context: GatewayRequestContext.self)
         health.register(on: router)
         let handler = LegacyHandler(
-            backend: services, sessions: sessions, messages: messages, presence: presence, lobby: LobbyLocator(),
-            settings: settings)
+            backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
+            lobby: LobbyLocator(),
+            settings: settings, logger: logger)
         LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: logger).register(on: router)
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
@@ -74,6 +77,7 @@ struct Gateway: Sendable {
                     try? await Task.sleep(for: .seconds(30))
                     messages.evictIdle()
                     limiter.prune()
+                    sessions.prune(nowMs: WallClock.nowMs())
                     presence.prune(olderThanMs: WallClock.nowMs() - 2 * settings.presenceTimeoutMs - 60_000)
                 }
             }

@@ -12,7 +12,7 @@ struct GatewayMain {
         let settings = try GatewaySettings(host.configuration)
         let gateway = Gateway(
             instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(), logger: host.logger)
-        ReadModelMetrics.register(sessions: gateway.sessions, messages: gateway.messages)
+        ReadModelMetrics.register(gateway: gateway)
 
         let adminState = SettingsAndBansFeed(
             consumer: try host.consumer(SettingsAndBansFeed.topics, .replay, pace: .background),
@@ -22,13 +22,22 @@ struct GatewayMain {
 
         let feed = EventFeed(
             consumer: try host.consumer(EventFeed.topics, .tail, pace: .interactive), messages: gateway.messages,
-            sessions: gateway.sessions, presence: gateway.presence, logger: host.logger)
+            rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence, logger: host.logger)
         host.runs("event feed") { await feed.run() }
+        // The feed's positions are fixed before components run: the load cannot miss an event.
+        host.runs("room index") { [logger = host.logger] in
+            await gateway.rooms.loadAll(from: gateway.services, logger: logger)
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
+        host.readyWhen { gateway.rooms.isLoaded }
         host.runs("presence") { [events = host.events] in
             await gateway.presence.publishLoop(events: events, every: .milliseconds(500))
         }
         host.runs("maintenance") { await gateway.maintain() }
-        host.reports { ["sessions": "\(gateway.sessions.count)", "rooms": "\(gateway.messages.roomCount)"] }
+        host.reports {
+            ["sessions": "\(gateway.sessions.count)", "rooms": "\(gateway.messages.roomCount)",
+             "rooms_indexed": "\(gateway.rooms.count)"]
+        }
         host.serves { [environment = host.environment] health in
             gateway.buildApplication(health: health, host: environment.httpHost, port: environment.httpPort)
         }

@@ -1,6 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
 import GeoChatLegacyProtocol
+import Logging
 import Synchronization
 
 /// Carries out checked legacy requests: reads from the read models, writes as
@@ -9,9 +10,11 @@ struct LegacyHandler: Sendable {
     let backend: ServiceClients
     let sessions: SessionDirectory
     let messages: MessageReadModel
+    let rooms: RoomMap
     let presence: PresenceTracker
     let lobby: LobbyLocator
     let settings: GatewaySettings
+    let logger: Logger
 
     func handle(_ request: LegacyRequest) async throws(ProtocolError) -> String {
         switch request {
@@ -37,6 +40,8 @@ struct LegacyHandler: Sendable {
             return LegacyXML.sessionID(info.id)
 
         case .chats(let query):
+            // From memory once the index is loaded; the rooms service answers before.
+            if let found = rooms.rooms(in: query) { return LegacyXML.rooms(found) }
             return LegacyXML.rooms(try await backend.send(FindRooms(query)))
 
         case .create(let id, let position, let zoom, let topic):
@@ -47,7 +52,8 @@ struct LegacyHandler: Sendable {
 
         case .join(let id, let room):
             let session = try await live(id)
-            _ = try await backend.send(JoinRoom(room: room, session: session.id, nick: session.nick))
+            _ = try await backend.send(
+                JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
             return LegacyXML.success()
 
         case .leave(let id, let room):
@@ -57,7 +63,24 @@ struct LegacyHandler: Sendable {
 
         case .say(let id, let room, let text):
             let session = try await live(id)
-            let stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
+            // Saying joins the room. The rooms service would learn it from the
+            // message event, later; asked side by side with the say, the sayer is
+            // a member before the say is answered (read-your-writes, docs/architecture.md).
+            async let joined = attempt { () async throws(ProtocolError) -> Done in
+                try await backend.send(
+                    JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
+            }
+            let stored: ChatMessage
+            do throws(ProtocolError) {
+                stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
+            } catch {
+                _ = await joined
+                throw error
+            }
+            if case .failure(let error) = await joined {
+                // The message is stored: the say succeeded. The message event makes the membership soon.
+                logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error.code)"])
+            }
             return LegacyXML.success(id: stored.id)
 
         case .messages(let room, let past, let limit, let id):
@@ -76,12 +99,16 @@ struct LegacyHandler: Sendable {
             if sessions.bans.isBanned(nick: nick.value) { throw .banned }
             let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
             sessions.remember(renamed)
+            // Every gateway lists the new nick once this is answered: the memberships carry it now.
+            _ = try await backend.send(RenameMemberships(session: renamed))
             return LegacyXML.success()
 
         case .end(let id):
             let session = try await live(id)
             let ended = try await backend.send(EndSession(session: session.id))
             sessions.remember(ended)
+            // No gateway lists the session once this is answered: its memberships are gone now.
+            _ = try await backend.send(EndMemberships(session: session.id))
             return LegacyXML.success()
         }
     }
@@ -103,6 +130,12 @@ struct LegacyHandler: Sendable {
     func signOfLife(_ id: SessionID?) {
         guard let id, sessions.knownLive(id) else { return }
         presence.seen(id, atMs: WallClock.nowMs())
+    }
+
+    private func attempt<Value: Sendable>(
+        _ body: () async throws(ProtocolError) -> Value
+    ) async -> Result<Value, ProtocolError> {
+        do throws(ProtocolError) { return .success(try await body()) } catch { return .failure(error) }
     }
 
     @discardableResult

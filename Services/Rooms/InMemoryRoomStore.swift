@@ -11,7 +11,7 @@ final class InMemoryRoomStore: RoomStore {
         var createdAtMs: Int64
         var lastVisitedMs: Int64
         var isLobby: Bool
-        var members: [SessionID: String] = [:]
+        var members: [SessionID: Member] = [:]
     }
 
     private struct State {
@@ -68,17 +68,30 @@ final class InMemoryRoomStore: RoomStore {
 
     func find(_ id: RoomID) async throws -> RoomInfo? { state.withLock { $0.rooms[id]?.info } }
 
+    func page(after: RoomID, limit: Int) async throws -> [IndexedRoom] {
+        state.withLock { state in
+            state.rooms.values.filter { $0.info.id > after }.sorted { $0.info.id < $1.info.id }.prefix(limit)
+                .map { IndexedRoom(room: $0.info, visitedAtMs: $0.lastVisitedMs) }
+        }
+    }
+
     func lobby() async throws -> RoomInfo? {
         state.withLock { $0.rooms.values.filter(\.isLobby).min { $0.info.id < $1.info.id }?.info }
     }
 
-    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool {
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool {
         let now = now()
         return state.withLock { state in
             guard state.rooms[room] != nil else { return false }
             state.rooms[room]!.lastVisitedMs = now
             guard !state.endedSessions.contains(session) else { return false }
-            state.rooms[room]!.members[session] = nick
+            var member = state.rooms[room]!.members[session] ?? Member(session: session, nick: nick, nickVersion: 0)
+            if let nickVersion, nickVersion >= member.nickVersion ?? 0 {
+                member.nick = nick
+                member.nickVersion = nickVersion
+            }
+            member.activeAtMs = now
+            state.rooms[room]!.members[session] = member
             return true
         }
     }
@@ -99,7 +112,7 @@ final class InMemoryRoomStore: RoomStore {
     func members(_ room: RoomID) async throws -> [Member]? {
         state.withLock { state in
             state.rooms[room].map { room in
-                room.members.map { Member(session: $0.key, nick: $0.value) }
+                room.members.values
                     .sorted { a, b in
                         a.nick == b.nick ? a.session.value < b.session.value : a.nick.utf8.lexicographicallyPrecedes(b.nick.utf8)
                     }
@@ -107,10 +120,12 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
-    func renameMember(_ session: SessionID, nick: String) async throws {
+    func renameMember(_ session: SessionID, nick: String, version: Int64) async throws {
         state.withLock { state in
-            for id in state.rooms.keys where state.rooms[id]!.members[session] != nil {
-                state.rooms[id]!.members[session] = nick
+            for id in state.rooms.keys {
+                guard let member = state.rooms[id]!.members[session], (member.nickVersion ?? 0) < version else { continue }
+                state.rooms[id]!.members[session]!.nick = nick
+                state.rooms[id]!.members[session]!.nickVersion = version
             }
         }
     }

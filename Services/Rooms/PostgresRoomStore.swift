@@ -57,6 +57,15 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 """,
                 "CREATE INDEX ended_sessions_age ON rooms.ended_sessions (ended_at)",
             ]),
+        Migration(
+            4, "memberships know their nick's session version and the member's last join or say",
+            [
+                """
+                ALTER TABLE rooms.memberships
+                    ADD COLUMN nick_version bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN active_at timestamptz NOT NULL DEFAULT now()
+                """
+            ]),
     ]
 
     /// How long an ended session is remembered: far longer than any event waits in a topic.
@@ -124,6 +133,22 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         ).first
     }
 
+    func page(after: RoomID, limit: Int) async throws -> [IndexedRoom] {
+        let rows = try await client.query(
+            """
+            SELECT id, x, y, z, topic, last_visited_at FROM rooms.rooms
+            WHERE id > \(after) ORDER BY id LIMIT \(limit)
+            """, logger: logger)
+        var rooms: [IndexedRoom] = []
+        for try await (id, x, y, z, topic, visited) in rows.decode((Int64, Double, Double, Int16, String, Date).self) {
+            guard let position = MercatorPoint(x: x, y: y), let zoom = ZoomLevel(Int(z)) else { continue }
+            rooms.append(IndexedRoom(
+                room: RoomInfo(id: id, position: position, zoom: zoom, topic: topic),
+                visitedAtMs: WallClock.milliseconds(visited)))
+        }
+        return rooms
+    }
+
     func lobby() async throws -> RoomInfo? {
         try await Self.rooms(
             client.query("SELECT id, x, y, z, topic FROM rooms.rooms WHERE is_lobby ORDER BY id LIMIT 1", logger: logger)
@@ -132,14 +157,19 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
     /// Makes the session a participant (or renames it there) and marks a visit.
     /// False when the room does not exist.
-    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool {
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool {
+        // A nil version (a message's nick) never replaces a held nick: -1 loses to every version.
+        let version = nickVersion ?? -1
         let rows = try await client.query(
             """
             WITH visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room) RETURNING id)
-            INSERT INTO rooms.memberships (room_id, session_id, nick)
-            SELECT id, \(session.value), \(nick) FROM visited
+            INSERT INTO rooms.memberships AS m (room_id, session_id, nick, nick_version)
+            SELECT id, \(session.value), \(nick), greatest(\(version), 0) FROM visited
             WHERE NOT EXISTS (SELECT 1 FROM rooms.ended_sessions WHERE session_id = \(session.value))
-            ON CONFLICT (room_id, session_id) DO UPDATE SET nick = EXCLUDED.nick
+            ON CONFLICT (room_id, session_id) DO UPDATE SET
+                nick = CASE WHEN \(version) >= m.nick_version THEN EXCLUDED.nick ELSE m.nick END,
+                nick_version = greatest(m.nick_version, \(version)),
+                active_at = now()
             RETURNING room_id
             """, logger: logger)
         for try await _ in rows.decode(Int64.self) { return true }
@@ -164,19 +194,24 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         guard try await find(room) != nil else { return nil }
         let rows = try await client.query(
             """
-            SELECT session_id, nick FROM rooms.memberships WHERE room_id = \(room)
+            SELECT session_id, nick, nick_version, active_at FROM rooms.memberships WHERE room_id = \(room)
             ORDER BY nick COLLATE "C", session_id
             """, logger: logger)
         var members: [Member] = []
-        for try await (session, nick) in rows.decode((String, String).self) {
-            if let id = SessionID(session) { members.append(Member(session: id, nick: nick)) }
+        for try await (session, nick, version, active) in rows.decode((String, String, Int64, Date).self) {
+            if let id = SessionID(session) {
+                members.append(Member(session: id, nick: nick, nickVersion: version, activeAtMs: WallClock.milliseconds(active)))
+            }
         }
         return members
     }
 
-    func renameMember(_ session: SessionID, nick: String) async throws {
+    func renameMember(_ session: SessionID, nick: String, version: Int64) async throws {
         try await client.query(
-            "UPDATE rooms.memberships SET nick = \(nick) WHERE session_id = \(session.value)", logger: logger)
+            """
+            UPDATE rooms.memberships SET nick = \(nick), nick_version = \(version)
+            WHERE session_id = \(session.value) AND nick_version < \(version)
+            """, logger: logger)
     }
 
     /// An ended session leaves every room for good: message events and session

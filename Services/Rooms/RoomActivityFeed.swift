@@ -30,13 +30,15 @@ struct RoomActivityFeed: Sendable {
                     guard let stored = EventDecoding.decode(MessageStored.self, from: record)
                     else { return }
                     if let author = stored.author {
-                        _ = try await store.join(stored.message.room, session: author, nick: stored.message.nick)
+                        _ = try await store.join(
+                            stored.message.room, session: author, nick: stored.message.nick, nickVersion: nil)
                     } else {
                         try await store.visit(stored.message.room)
                     }
                 case Topics.sessionEvents:
                     switch EventDecoding.decode(SessionEvent.self, from: record) {
-                    case .renamed(let session): try await store.renameMember(session.id, nick: session.nick)
+                    case .renamed(let session):
+                        try await store.renameMember(session.id, nick: session.nick, version: session.version)
                     case .ended(let session, _): try await store.removeMemberships(of: session.id)
                     case .started, nil: break
                     }

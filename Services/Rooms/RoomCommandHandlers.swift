@@ -16,12 +16,23 @@ struct RoomCommandHandlers: Sendable {
             guard let room = try await store.find(command.room) else { throw ProtocolError.noSuchChat }
             return room
         }
+        handlers.on(ListRoomsPage.self) { command, _ in
+            try await store.page(after: command.after, limit: min(max(command.limit, 1), ListRoomsPage.maxLimit))
+        }
         handlers.on(LocateLobby.self) { _, _ in
             guard let room = try await store.lobby() else { throw ProtocolError.noSuchChat }
             return room
         }
         handlers.on(JoinRoom.self) { command, _ in try await join(command) }
         handlers.on(LeaveRoom.self) { command, _ in try await leave(command) }
+        handlers.on(RenameMemberships.self) { command, _ in
+            try await store.renameMember(command.session.id, nick: command.session.nick, version: command.session.version)
+            return Done()
+        }
+        handlers.on(EndMemberships.self) { command, _ in
+            try await store.removeMemberships(of: command.session)
+            return Done()
+        }
         handlers.on(ListMembers.self) { command, _ in
             guard let members = try await store.members(command.room) else { throw ProtocolError.noSuchChat }
             return members
@@ -53,7 +64,8 @@ struct RoomCommandHandlers: Sendable {
     }
 
     func join(_ command: JoinRoom) async throws -> Done {
-        guard try await store.join(command.room, session: command.session, nick: command.nick) else {
+        guard try await store.join(command.room, session: command.session, nick: command.nick, nickVersion: command.nickVersion)
+        else {
             throw ProtocolError.noSuchChat
         }
         try await events.publish(RoomEvent.joined(room: command.room, session: command.session, nick: command.nick))

@@ -11,15 +11,20 @@ protocol RoomStore: Sendable {
     /// Rooms in the box and zoom range, most recently visited first, at most `query.cap`.
     func region(_ query: RegionQuery) async throws -> [RoomInfo]
     func find(_ id: RoomID) async throws -> RoomInfo?
+    /// Every room with an id above `after`, ascending, at most `limit`, with its last visit (gateways' index load).
+    func page(after: RoomID, limit: Int) async throws -> [IndexedRoom]
     func lobby() async throws -> RoomInfo?
-    /// Joins (or re-joins under a new nick) and counts a visit; false when there is no such room.
-    func join(_ room: RoomID, session: SessionID, nick: String) async throws -> Bool
+    /// Joins and counts a visit and a sign of life; false when there is no such
+    /// room. A known member takes `nick` only when `nickVersion` is at least the
+    /// version of the nick it has (nil: a message's nick, never newer than what is held).
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool
     func visit(_ room: RoomID) async throws
     /// False when there is no such room.
     func leave(_ room: RoomID, session: SessionID) async throws -> Bool
     /// Nil when there is no such room.
     func members(_ room: RoomID) async throws -> [Member]?
-    func renameMember(_ session: SessionID, nick: String) async throws
+    /// The session's memberships take `nick` unless they hold a newer version's.
+    func renameMember(_ session: SessionID, nick: String, version: Int64) async throws
     /// An ended session leaves every room, and is remembered a while so a late event cannot bring it back.
     func removeMemberships(of session: SessionID) async throws
     /// Expiry's selection: ids above `after` last visited before `before`, ascending, never the lobby.

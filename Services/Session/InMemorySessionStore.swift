@@ -53,9 +53,9 @@ final class InMemorySessionStore: SessionStore {
         }
     }
 
-    func touch(_ ids: [SessionID], seenAtMs: Int64) async throws {
+    func touch(_ ids: [SessionID], seenAtMs: Int64, granularityMs: Int64) async throws {
         rows.withLock { rows in
-            for id in ids where rows[id].map({ !$0.info.ended }) ?? false {
+            for id in ids where rows[id].map({ !$0.info.ended && $0.lastSeenMs < seenAtMs - granularityMs }) ?? false {
                 rows[id]!.lastSeenMs = max(rows[id]!.lastSeenMs, seenAtMs)
             }
         }

@@ -94,13 +94,14 @@ struct PostgresSessionStore: SessionStore, PostgresStore {
     }
 
     /// Records signs of life seen by gateways (never moves time backwards).
-    func touch(_ ids: [SessionID], seenAtMs: Int64) async throws {
+    func touch(_ ids: [SessionID], seenAtMs: Int64, granularityMs: Int64) async throws {
         guard !ids.isEmpty else { return }
         let seen = WallClock.date(seenAtMs)
+        let stale = WallClock.date(seenAtMs - granularityMs)
         try await client.query(
             """
-            UPDATE session.sessions SET last_seen_at = greatest(last_seen_at, \(seen))
-            WHERE id = ANY(\(ids.map(\.value))) AND ended_at IS NULL
+            UPDATE session.sessions SET last_seen_at = \(seen)
+            WHERE id = ANY(\(ids.map(\.value))) AND ended_at IS NULL AND last_seen_at < \(stale)
             """, logger: logger)
     }
 

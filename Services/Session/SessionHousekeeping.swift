@@ -21,9 +21,14 @@ struct SessionHousekeeping: Sendable {
         }
     }
 
+    /// How fine liveness is kept in PostgreSQL: five minutes, or a quarter of a
+    /// shorter session lifetime, so an idle session is still ended on time.
+    static func granularityMs(lifetimeSeconds: Int) -> Int64 { min(300_000, Int64(lifetimeSeconds) * 1000 / 4) }
+
     func apply(_ batch: PresenceBatch) async {
         do {
-            try await store.touch(batch.sessions, seenAtMs: batch.seenAtMs)
+            let granularity = Self.granularityMs(lifetimeSeconds: await lifetimeSeconds())
+            try await store.touch(batch.sessions, seenAtMs: batch.seenAtMs, granularityMs: granularity)
         } catch {
             // Presence is advisory: a lost batch only makes a session look idle a little sooner.
             logger.warning("presence batch not recorded", metadata: ["error": "\(String(reflecting: error))"])

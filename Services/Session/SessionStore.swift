@@ -12,8 +12,11 @@ protocol SessionStore: Sendable {
     /// Ends a session; a retry with the same key answers the ended session again.
     /// Nil when unknown, or ended by another request.
     func end(_ id: SessionID, key: String) async throws -> SessionInfo?
-    /// Signs of life: live sessions among `ids` were seen at `seenAtMs` (never moves back).
-    func touch(_ ids: [SessionID], seenAtMs: Int64) async throws
+    /// Signs of life: live sessions among `ids` were seen at `seenAtMs` (never
+    /// moves back). Only rows whose stored sign of life is older than
+    /// `seenAtMs - granularityMs` are written: liveness in PostgreSQL needs to be
+    /// only as fine as the idle-session lifetime, not as fine as the polls.
+    func touch(_ ids: [SessionID], seenAtMs: Int64, granularityMs: Int64) async throws
     /// Ends up to `limit` live sessions not seen for `lifetimeSeconds`, answering them ended.
     func expireIdle(lifetimeSeconds: Int, limit: Int) async throws -> [SessionInfo]
 }

@@ -9,6 +9,13 @@ public enum MetricNames {
     // Gateway read models.
     public static let gatewaySessions = "geochat_gateway_sessions"
     public static let gatewayRoomsLoaded = "geochat_gateway_rooms_loaded"
+    /// Rooms in the gateway's region index (every live room once loaded).
+    public static let gatewayRoomsIndexed = "geochat_gateway_rooms_indexed"
+    /// Sessions in the gateway's presence table (seen within its memory).
+    public static let gatewayPresenceSessions = "geochat_gateway_presence_sessions"
+    /// Sightings a gateway published, and batches it failed to publish (retried).
+    public static let presenceSightingsPublished = "geochat_presence_sightings_published_total"
+    public static let presencePublishFailures = "geochat_presence_publish_failures_total"
 
     // Kafka transport, labelled by topic (reply topics collapse to `geochat.replies`).
     public static let kafkaProduced = "geochat_kafka_produced_total"

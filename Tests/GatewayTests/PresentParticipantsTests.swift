@@ -10,7 +10,7 @@ import Testing
 
     /// A room's members with what the gateway knows of them.
     struct Room {
-        let presence = PresenceTracker(gateway: "test")
+        let presence = PresenceTracker(gateway: "test", timeoutMs: { PresentParticipantsTests.timeoutMs })
         let bans = BanList()
         var members: [Member] = []
         var directory: [SessionID: SessionInfo] = [:]
@@ -34,7 +34,7 @@ import Testing
         func present() -> [String] {
             PresentParticipants.nicks(
                 of: members,
-                isPresent: { presence.isPresent($0, nowMs: PresentParticipantsTests.nowMs, timeoutMs: PresentParticipantsTests.timeoutMs) },
+                isPresent: { presence.isPresent($0.session, nowMs: PresentParticipantsTests.nowMs, timeoutMs: PresentParticipantsTests.timeoutMs) },
                 knownSession: { directory[$0] },
                 isBanned: bans.isBanned(session:nick:))
         }
@@ -60,6 +60,27 @@ import Testing
         _ = room.member("before", directoryNick: "after")
         _ = room.member("unknownToTheDirectory")
         #expect(room.present() == ["after", "unknownToTheDirectory"])
+    }
+
+    @Test func theNewerNickWinsBetweenTheDirectoryAndTheMembership() {
+        var room = Room()
+        let renamedHere = room.member("old", directoryNick: "new")  // directory at version 3
+        room.members[room.members.count - 1].nickVersion = 2
+        let renamedThere = room.member("newer", directoryNick: "stale")
+        room.members[room.members.count - 1].nickVersion = 4  // the rename reached the rooms service first
+        #expect(room.present() == ["new", "newer"])
+        _ = (renamedHere, renamedThere)
+    }
+
+    @Test func aJoinOrSayTheRoomsServiceRecordedIsASignOfLife() {
+        var room = Room()
+        room.members.append(Member(session: SessionID.random(), nick: "joinedElsewhere", activeAtMs: Self.nowMs - 1000))
+        room.members.append(Member(session: SessionID.random(), nick: "longAgo", activeAtMs: Self.nowMs - Self.timeoutMs - 1))
+        let present = PresentParticipants.nicks(
+            of: room.members,
+            isPresent: { max(room.presence.lastSeenMs($0.session) ?? 0, $0.activeAtMs ?? 0) >= Self.nowMs - Self.timeoutMs },
+            knownSession: { _ in nil }, isBanned: { _, _ in false })
+        #expect(present == ["joinedElsewhere"])
     }
 
     @Test func endedSessionsAreDropped() {

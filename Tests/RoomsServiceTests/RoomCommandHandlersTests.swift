@@ -117,7 +117,7 @@ import Testing
         let cutoff = clock.read() - 50_000
         let page = try await bus.send(SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(30))
         #expect(page == idle, "never the lobby, never a visited room")
-        _ = try await store.join(idle[0], session: alice, nick: "Alice")  // a visit after the selection saves it
+        _ = try await store.join(idle[0], session: alice, nick: "Alice", nickVersion: 1)  // a visit after the selection saves it
         let command = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
         let removed = try await bus.send(command, within: .seconds(30))
         #expect(removed.sorted() == [idle[1], idle[2]])

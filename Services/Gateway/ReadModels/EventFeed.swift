@@ -11,6 +11,7 @@ struct EventFeed: Sendable {
 
     let consumer: KafkaConsumer
     let messages: MessageReadModel
+    let rooms: RoomMap
     let sessions: SessionDirectory
     let presence: PresenceTracker
     let logger: Logger
@@ -21,12 +22,22 @@ struct EventFeed: Sendable {
             case Topics.messageEvents:
                 if let stored = EventDecoding.decode(MessageStored.self, from: record) {
                     messages.apply(stored.message)
+                    rooms.visited(stored.message.room, atMs: stored.message.addedAt)
                 }
             case Topics.roomEvents:
                 switch EventDecoding.decode(RoomEvent.self, from: record) {
-                case .removed(let room, _)?: messages.remove([room])
-                case .removedRooms(let rooms, _)?: messages.remove(rooms)
-                default: break
+                case .created(let room)?:
+                    rooms.created(room, atMs: WallClock.nowMs())
+                case .joined(let room, _, _)?:
+                    rooms.visited(room, atMs: WallClock.nowMs())
+                case .removed(let room, _)?:
+                    messages.remove([room])
+                    rooms.removed([room])
+                case .removedRooms(let removed, _)?:
+                    messages.remove(removed)
+                    rooms.removed(removed)
+                case .left?, nil:
+                    break
                 }
             case Topics.sessionEvents:
                 if let event = EventDecoding.decode(SessionEvent.self, from: record) {

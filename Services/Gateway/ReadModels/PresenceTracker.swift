@@ -1,61 +1,142 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatMetrics
+import Metrics
 import Synchronization
 
-/// Who showed a sign of life, and when, across all gateways: each gateway
-/// records the sessions it sees, publishes them in batches, and reads every
-/// gateway's batches (its own included).
+/// Who showed a sign of life, and when, across all gateways.
+///
+/// A sign of life is a memory write. What leaves a gateway is bounded by time,
+/// not by requests: a session seen here is published when it was not published
+/// within the refresh interval (a third of the presence timeout), so another
+/// gateway's view of it is never older than that, and it stays present there
+/// for as long as it polls here. Each gateway reads every gateway's batches
+/// (its own included); the session service writes liveness to PostgreSQL from
+/// them, coarser still (`SessionHousekeeping`).
+///
+/// Bounded: sessions silent for longer than `memoryMs` are forgotten at each
+/// prune, and at most `maxSessions` are held (the longest silent go first).
 final class PresenceTracker: Sendable {
+    private struct Sighting {
+        /// Latest sign of life known here, from any gateway.
+        var seenMs: Int64
+        /// When this gateway last published the session (nil: never, or refused).
+        var publishedMs: Int64?
+    }
+
     private struct State {
-        var lastSeenMs: [SessionID: Int64] = [:]
-        var unsent: Set<SessionID> = []
+        var sightings: [SessionID: Sighting] = [:]
+        /// Seen here and due for publication.
+        var due: Set<SessionID> = []
     }
 
     private let state = Mutex(State())
     let gateway: String
+    /// The presence timeout now (a live setting).
+    private let timeoutMs: @Sendable () -> Int64
+    let maxSessions: Int
+    /// A batch stays far below the broker's message size (~30 bytes a session).
+    static let maxBatch = 10_000
 
-    init(gateway: String) { self.gateway = gateway }
+    private let published = Counter(label: MetricNames.presenceSightingsPublished)
+    private let failures = Counter(label: MetricNames.presencePublishFailures)
+
+    init(gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000) {
+        self.gateway = gateway
+        self.timeoutMs = timeoutMs
+        self.maxSessions = maxSessions
+    }
+
+    /// A session is republished at most this often while it stays active.
+    var refreshMs: Int64 { max(timeoutMs() / 3, 1000) }
 
     /// A request carried this session id (and the session is live).
     func seen(_ id: SessionID, atMs now: Int64) {
+        let refresh = refreshMs
         state.withLock { state in
-            state.lastSeenMs[id] = max(state.lastSeenMs[id] ?? 0, now)
-            state.unsent.insert(id)
+            var sighting = state.sightings[id] ?? Sighting(seenMs: now)
+            sighting.seenMs = max(sighting.seenMs, now)
+            if sighting.publishedMs.map({ now - $0 >= refresh }) ?? true { state.due.insert(id) }
+            state.sightings[id] = sighting
         }
     }
 
+    /// Another gateway's (or our own) published sightings.
     func record(_ batch: PresenceBatch) {
         state.withLock { state in
-            for id in batch.sessions { state.lastSeenMs[id] = max(state.lastSeenMs[id] ?? 0, batch.seenAtMs) }
+            for id in batch.sessions {
+                if let known = state.sightings[id] {
+                    if batch.seenAtMs > known.seenMs { state.sightings[id]!.seenMs = batch.seenAtMs }
+                } else {
+                    state.sightings[id] = Sighting(seenMs: batch.seenAtMs)
+                }
+            }
         }
     }
+
+    func lastSeenMs(_ id: SessionID) -> Int64? { state.withLock { $0.sightings[id]?.seenMs } }
 
     func isPresent(_ id: SessionID, nowMs: Int64, timeoutMs: Int64) -> Bool {
-        state.withLock { ($0.lastSeenMs[id] ?? 0) >= nowMs - timeoutMs }
+        (lastSeenMs(id) ?? 0) >= nowMs - timeoutMs
     }
 
-    /// The sessions seen since the last call.
-    func takeUnsent() -> [SessionID] {
+    var count: Int { state.withLock { $0.sightings.count } }
+
+    /// The sessions due for publication, at most `maxBatch`; marked published as of `nowMs`.
+    func takeDue(nowMs: Int64) -> [SessionID] {
         state.withLock { state in
-            defer { state.unsent.removeAll(keepingCapacity: true) }
-            return Array(state.unsent)
+            var batch: [SessionID] = []
+            batch.reserveCapacity(min(state.due.count, Self.maxBatch))
+            while batch.count < Self.maxBatch, let id = state.due.popFirst() {
+                guard state.sightings[id] != nil else { continue }
+                state.sightings[id]!.publishedMs = nowMs
+                batch.append(id)
+            }
+            return batch
         }
     }
 
-    /// Forgets sessions silent for longer than any timeout that matters.
-    func prune(olderThanMs cutoff: Int64) {
-        state.withLock { $0.lastSeenMs = $0.lastSeenMs.filter { $0.value >= cutoff } }
+    /// A batch the broker refused: due again, so the next round retries it.
+    func publishFailed(_ sessions: [SessionID]) {
+        state.withLock { state in
+            for id in sessions where state.sightings[id] != nil {
+                state.sightings[id]!.publishedMs = nil
+                state.due.insert(id)
+            }
+        }
     }
 
-    /// Publishes this gateway's sightings every `interval`.
+    /// Forgets sessions silent since before `cutoff`, then the longest silent beyond `maxSessions`.
+    func prune(olderThanMs cutoff: Int64) {
+        state.withLock { state in
+            state.sightings = state.sightings.filter { $0.value.seenMs >= cutoff }
+            if state.sightings.count > maxSessions {
+                let excess = state.sightings.count - maxSessions
+                for (id, _) in state.sightings.sorted(by: { $0.value.seenMs < $1.value.seenMs }).prefix(excess) {
+                    state.sightings[id] = nil
+                }
+            }
+            state.due = state.due.filter { state.sightings[$0] != nil }
+        }
+    }
+
+    /// Publishes this gateway's due sightings every `interval`, in batches of at most `maxBatch`.
     func publishLoop(events: any EventPublisher, every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            let sessions = takeUnsent()
-            guard !sessions.isEmpty else { continue }
-            let batch = PresenceBatch(gateway: gateway, seenAtMs: WallClock.nowMs(), sessions: sessions)
-            // Best effort: a lost batch is made good by the next sign of life.
-            try? await events.publish(batch)
+            while !Task.isCancelled {
+                let now = WallClock.nowMs()
+                let sessions = takeDue(nowMs: now)
+                guard !sessions.isEmpty else { break }
+                do {
+                    try await events.publish(PresenceBatch(gateway: gateway, seenAtMs: now, sessions: sessions))
+                    published.increment(by: sessions.count)
+                } catch {
+                    failures.increment()
+                    publishFailed(sessions)
+                    break
+                }
+            }
         }
     }
 }

@@ -1,22 +1,26 @@
 import GeoChatDomain
 
 /// Who a room lists as present, for `participants` and the admin API alike:
-/// its members seen within the presence timeout, under the nick the session
-/// directory knows (the membership's copy is updated by events of two topics,
-/// which may arrive in either order), without ended sessions and banned ones,
-/// in plain byte order of the nick. Two sessions with one nick are listed twice.
+/// its members with a sign of life within the presence timeout (seen by any
+/// gateway, or their last join or say as the rooms service recorded it), under
+/// their newest nick (the session directory's or the membership's, whichever
+/// belongs to the higher session version: renames reach both by two paths, in
+/// no fixed order), without ended sessions and banned ones, in plain byte order
+/// of the nick. Two sessions with one nick are listed twice.
 enum PresentParticipants {
     static func nicks(
         of members: [Member],
-        isPresent: (SessionID) -> Bool,
+        isPresent: (Member) -> Bool,
         knownSession: (SessionID) -> SessionInfo?,
         isBanned: (_ session: SessionID, _ nick: String) -> Bool
     ) -> [String] {
         members
-            .filter { isPresent($0.session) }
+            .filter(isPresent)
             .compactMap { member -> Member? in
                 guard let known = knownSession(member.session) else { return member }
-                return known.ended ? nil : Member(session: member.session, nick: known.nick)
+                if known.ended { return nil }
+                guard known.version > member.nickVersion ?? 0 else { return member }
+                return Member(session: member.session, nick: known.nick)
             }
             .filter { !isBanned($0.session, $0.nick) }
             .map(\.nick)
@@ -29,7 +33,9 @@ enum PresentParticipants {
     ) -> [String] {
         nicks(
             of: members,
-            isPresent: { presence.isPresent($0, nowMs: nowMs, timeoutMs: timeoutMs) },
+            isPresent: { member in
+                max(presence.lastSeenMs(member.session) ?? 0, member.activeAtMs ?? 0) >= nowMs - timeoutMs
+            },
             knownSession: sessions.known,
             isBanned: sessions.bans.isBanned(session:nick:))
     }

@@ -3,14 +3,19 @@ import GeoChatRuntime
 import Metrics
 
 /// The read models' sizes, read at every scrape: sessions known, rooms held
-/// in memory (loaded, loading, or remembered as absent or removed).
+/// in memory (loaded, loading, or remembered as absent or removed), rooms in
+/// the region index, sessions in the presence table.
 enum ReadModelMetrics {
-    static func register(sessions: SessionDirectory, messages: MessageReadModel) {
+    static func register(gateway: Gateway) {
         let sessionGauge = Gauge(label: MetricNames.gatewaySessions)
         let roomGauge = Gauge(label: MetricNames.gatewayRoomsLoaded)
+        let indexGauge = Gauge(label: MetricNames.gatewayRoomsIndexed)
+        let presenceGauge = Gauge(label: MetricNames.gatewayPresenceSessions)
         ServiceMetrics.onScrape {
-            sessionGauge.record(sessions.count)
-            roomGauge.record(messages.roomCount)
+            sessionGauge.record(gateway.sessions.count)
+            roomGauge.record(gateway.messages.roomCount)
+            indexGauge.record(gateway.rooms.count)
+            presenceGauge.record(gateway.presence.count)
         }
     }
 }

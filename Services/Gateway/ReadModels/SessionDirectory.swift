@@ -5,21 +5,39 @@ import Synchronization
 /// and, on a miss, by asking it once. Unknown ids stay unknown (ids are random
 /// and only the session service issues them), so they are remembered too.
 /// A banned session (by id or nickname, `bans` fed from `geochat.bans`) is refused.
+///
+/// A bounded cache, not a replica: a session unused here for `idleTTLMs` is
+/// forgotten at the next prune, and at most `maxSessions` are held (the least
+/// recently used go first). A forgotten session is asked for again on its next
+/// request, so forgetting is always safe; memory follows the sessions active
+/// through this gateway, not every session there ever was.
 final class SessionDirectory: Sendable {
+    private struct Cached {
+        var info: SessionInfo
+        var usedMs: Int64
+    }
+
     private struct State {
-        var sessions: [SessionID: SessionInfo] = [:]
+        var sessions: [SessionID: Cached] = [:]
         var unknown: Set<SessionID> = []
+        /// Ids being asked of the session service: their events are kept, so a
+        /// change that overtakes the answer is not lost.
+        var asking: [SessionID: Int] = [:]
     }
 
     private let state = Mutex(State())
     private let backend: ServiceClients
     let bans: BanList
+    let maxSessions: Int
+    let idleTTLMs: Int64
     /// Bounds the memory of ids that were never sessions (guessing costs nothing to an attacker).
     static let maxUnknown = 100_000
 
-    init(backend: ServiceClients, bans: BanList = BanList()) {
+    init(backend: ServiceClients, bans: BanList = BanList(), maxSessions: Int = 1_000_000, idleTTLMs: Int64 = 3_600_000) {
         self.backend = backend
         self.bans = bans
+        self.maxSessions = maxSessions
+        self.idleTTLMs = idleTTLMs
     }
 
     /// The live session, or `invalid_session`, or `banned`.
@@ -31,8 +49,12 @@ final class SessionDirectory: Sendable {
 
     /// The live session, or `invalid_session`.
     private func lookUp(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let now = WallClock.nowMs()
         let known = state.withLock { state -> SessionInfo?? in
-            if let info = state.sessions[id] { return .some(info) }
+            if let cached = state.sessions[id] {
+                state.sessions[id]!.usedMs = now
+                return .some(cached.info)
+            }
             if state.unknown.contains(id) { return .some(nil) }
             return nil
         }
@@ -49,6 +71,13 @@ final class SessionDirectory: Sendable {
 
     /// Asks the session service; remembers what it says, unknown ids included.
     private func ask(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        state.withLock { $0.asking[id, default: 0] += 1 }
+        defer {
+            state.withLock { state in
+                state.asking[id]! -= 1
+                if state.asking[id] == 0 { state.asking[id] = nil }
+            }
+        }
         do throws(ProtocolError) {
             let info = try await backend.send(LookupSession(session: id))
             remember(info)
@@ -68,21 +97,43 @@ final class SessionDirectory: Sendable {
 
     /// What this gateway knows of a session; never asks anyone.
     func known(_ id: SessionID) -> SessionInfo? {
-        state.withLock { $0.sessions[id] }
+        state.withLock { $0.sessions[id]?.info }
     }
 
     func knownLive(_ id: SessionID) -> Bool { known(id).map { !$0.ended } ?? false }
 
     /// Takes news of a session unless it is older than what we hold.
     func remember(_ info: SessionInfo) {
+        let now = WallClock.nowMs()
         state.withLock { state in
-            if let current = state.sessions[info.id], current.version > info.version { return }
-            state.sessions[info.id] = info
+            if let current = state.sessions[info.id], current.info.version > info.version { return }
+            state.sessions[info.id] = Cached(info: info, usedMs: max(now, state.sessions[info.id]?.usedMs ?? 0))
             state.unknown.remove(info.id)
         }
     }
 
-    func apply(_ event: SessionEvent) { remember(event.session) }
+    /// Forgets sessions unused since `nowMs - idleTTLMs`, then the least recently used beyond `maxSessions`.
+    func prune(nowMs: Int64) {
+        state.withLock { state in
+            let cutoff = nowMs - idleTTLMs
+            state.sessions = state.sessions.filter { $0.value.usedMs >= cutoff }
+            guard state.sessions.count > maxSessions else { return }
+            let excess = state.sessions.count - maxSessions
+            for (id, _) in state.sessions.sorted(by: { $0.value.usedMs < $1.value.usedMs }).prefix(excess) {
+                state.sessions[id] = nil
+            }
+        }
+    }
+
+    /// News of a session this gateway holds or is asking about; others are not
+    /// kept (their next request here asks, and gets the current state).
+    func apply(_ event: SessionEvent) {
+        let info = event.session
+        let relevant = state.withLock { state in
+            state.sessions[info.id] != nil || state.asking[info.id] != nil || state.unknown.contains(info.id)
+        }
+        if relevant { remember(info) }
+    }
 
     var count: Int { state.withLock { $0.sessions.count } }
 }

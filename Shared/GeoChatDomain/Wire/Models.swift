@@ -50,10 +50,16 @@ public struct ChatMessage: Codable, Sendable, Equatable {
 public struct Member: Codable, Sendable, Equatable {
     public var session: SessionID
     public var nick: String
+    /// The session version `nick` belongs to (0: from a message, version unknown).
+    public var nickVersion: Int64?
+    /// The member's last join or say: a sign of life the owner saw, in ms.
+    public var activeAtMs: Int64?
 
-    public init(session: SessionID, nick: String) {
+    public init(session: SessionID, nick: String, nickVersion: Int64? = nil, activeAtMs: Int64? = nil) {
         self.session = session
         self.nick = nick
+        self.nickVersion = nickVersion
+        self.activeAtMs = activeAtMs
     }
 }
 
@@ -121,5 +127,17 @@ public struct MessageHistory: Codable, Sendable, Equatable {
         self.room = room
         self.head = head
         self.messages = messages
+    }
+}
+
+/// A room with its last visit, as a gateway's room index holds it.
+public struct IndexedRoom: Codable, Sendable, Equatable {
+    public var room: RoomInfo
+    /// Milliseconds since 1970, UTC.
+    public var visitedAtMs: Int64
+
+    public init(room: RoomInfo, visitedAtMs: Int64) {
+        self.room = room
+        self.visitedAtMs = visitedAtMs
     }
 }

@@ -45,18 +45,23 @@ public struct LocateLobby: RoomsWireCommand {
     public init() {}
 }
 
+/// Joins (or re-joins) and counts a visit and a sign of life. `nickVersion`:
+/// the session's version the nick belongs to; a membership keeps the nick of
+/// the highest version it was told (renames travel on two paths).
 public struct JoinRoom: RoomsWireCommand {
     public typealias Reply = Done
     public static let name = "join"
     public var room: RoomID
     public var session: SessionID
     public var nick: String
+    public var nickVersion: Int64?
     public var partitionKey: String? { String(room) }
 
-    public init(room: RoomID, session: SessionID, nick: String) {
+    public init(room: RoomID, session: SessionID, nick: String, nickVersion: Int64? = nil) {
         self.room = room
         self.session = session
         self.nick = nick
+        self.nickVersion = nickVersion
     }
 }
 
@@ -153,4 +158,45 @@ public struct RemoveRoom: RoomsWireCommand {
         self.room = room
         self.by = by
     }
+}
+
+/// Gateways load their room index page by page at start: every room with an
+/// id above `after`, ascending, at most `limit` (capped at `maxLimit`), with its
+/// last visit. Reads in any order, so no key.
+public struct ListRoomsPage: RoomsWireCommand {
+    public typealias Reply = [IndexedRoom]
+    public static let name = "roomsPage"
+    /// A page stays far below the broker's message size (~130 bytes a room in JSON).
+    public static let maxLimit = 4000
+    public var after: RoomID
+    public var limit: Int
+    public var partitionKey: String? { nil }
+
+    public init(after: RoomID, limit: Int) {
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// A session's new nick in every room it is a member of, before the rename is
+/// answered (read-your-writes: `participants` through any gateway shows it at
+/// once). The `renamed` session event does the same later; the higher version wins.
+public struct RenameMemberships: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "renameMemberships"
+    public var session: SessionInfo
+    public var partitionKey: String? { session.id.value }
+
+    public init(session: SessionInfo) { self.session = session }
+}
+
+/// An ended session leaves every room before its `end` is answered; the
+/// `ended` session event does the same later.
+public struct EndMemberships: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "endMemberships"
+    public var session: SessionID
+    public var partitionKey: String? { session.value }
+
+    public init(session: SessionID) { self.session = session }
 }

@@ -1,0 +1,251 @@
+import GeoChatDomain
+
+/// Live rooms by zoom level and place, each place cell kept in last-visit
+/// order, so a region query takes the `cap` most recently visited rooms of a
+/// box by merging the cells the box covers: it never looks at a room outside
+/// them, and never sorts the rooms inside. Pure; `RoomMap` holds one behind a
+/// lock and feeds it from room and message events.
+///
+/// Why a grid per zoom level (docs/architecture.md, the read side): a query names
+/// a zoom range, so levels are apart anyway; a room of zoom z is looked at in
+/// boxes about 2^-z of the world wide, so cells 2^-(z+2) wide make a phone's
+/// box cover at most a few hundred cells at the deepest level it asks and one
+/// to four at the shallowest. A level's empty cells cost nothing (a dictionary
+/// holds the others); a box covering more cells than the level has non-empty
+/// ones looks at those instead.
+struct RoomIndex {
+    /// A room as a cell holds it: enough to order it and to test it against a box.
+    struct Ranked {
+        var visitedAtMs: Int64
+        var id: RoomID
+        var x: Double
+        var y: Double
+
+        func precedes(_ other: Ranked) -> Bool { (visitedAtMs, id) < (other.visitedAtMs, other.id) }
+    }
+
+    private struct Entry {
+        var room: RoomInfo
+        var visitedAtMs: Int64
+    }
+
+    private struct Level {
+        let bits: Int
+        /// Non-empty cells, each ascending by (last visit, id).
+        var cells: [UInt64: [Ranked]] = [:]
+
+        var side: Int { 1 << bits }
+
+        func cell(_ coordinate: Double) -> Int { min(Int(coordinate * Double(side)), side - 1) }
+
+        static func key(_ cx: Int, _ cy: Int) -> UInt64 { UInt64(cx) << 32 | UInt64(cy) }
+    }
+
+    /// Cell side at zoom `z`: 2^-(z+2) of the world, at most 2^-16 (~600 m at the equator).
+    static func cellBits(zoom: Int) -> Int { min(zoom + 2, 16) }
+
+    private var entries: [RoomID: Entry] = [:]
+    private var levels: [Level] = ZoomLevel.range.map { Level(bits: RoomIndex.cellBits(zoom: $0)) }
+
+    init() {}
+
+    var count: Int { entries.count }
+
+    func room(_ id: RoomID) -> RoomInfo? { entries[id]?.room }
+
+    func visitedAtMs(_ id: RoomID) -> Int64? { entries[id]?.visitedAtMs }
+
+    /// Adds a room, or moves a known one's last visit forward.
+    mutating func upsert(_ room: RoomInfo, visitedAtMs: Int64) {
+        guard entries[room.id] == nil else { return visit(room.id, atMs: visitedAtMs) }
+        entries[room.id] = Entry(room: room, visitedAtMs: visitedAtMs)
+        insert(ranked(room, visitedAtMs), zoom: room.zoom.value)
+    }
+
+    /// A visit moves the room forward in its cell; an older one changes nothing.
+    mutating func visit(_ id: RoomID, atMs: Int64) {
+        guard let entry = entries[id], atMs > entry.visitedAtMs else { return }
+        delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
+        entries[id]!.visitedAtMs = atMs
+        insert(ranked(entry.room, atMs), zoom: entry.room.zoom.value)
+    }
+
+    mutating func remove(_ id: RoomID) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
+    }
+
+    /// The rooms inside the box (edges included) and zoom range, ordered by id;
+    /// at most `cap`, the most recently visited ones when more match (ties: the
+    /// higher id), as `PostgresRoomStore.region` answers.
+    func rooms(in query: RegionQuery) -> [RoomInfo] {
+        guard query.cap > 0 else { return [] }
+        var sources = CellMerge(box: query.box)
+        for z in query.zooms.clamped(to: ZoomLevel.range) {
+            collectCells(of: levels[z], in: query.box, into: &sources)
+        }
+        return sources.takeMostRecent(query.cap)
+            .compactMap { entries[$0]?.room }
+            .sorted { $0.id < $1.id }
+    }
+
+    private func collectCells(of level: Level, in box: MercatorBox, into sources: inout CellMerge) {
+        guard !level.cells.isEmpty else { return }
+        let x0 = level.cell(box.minX), x1 = level.cell(box.maxX)
+        let y0 = level.cell(box.minY), y1 = level.cell(box.maxY)
+        let side = Double(level.side)
+        // A cell wholly inside the box needs no test per room (exact: the side is a power of two).
+        func isInside(_ cx: Int, _ cy: Int) -> Bool {
+            Double(cx) / side >= box.minX && Double(cx + 1) / side <= box.maxX
+                && Double(cy) / side >= box.minY && Double(cy + 1) / side <= box.maxY
+        }
+        let covered = (x1 - x0 + 1) * (y1 - y0 + 1)
+        if covered <= level.cells.count {
+            for cx in x0...x1 {
+                for cy in y0...y1 {
+                    if let cell = level.cells[Level.key(cx, cy)] { sources.add(cell, whole: isInside(cx, cy)) }
+                }
+            }
+        } else {
+            for (key, cell) in level.cells {
+                let cx = Int(key >> 32), cy = Int(key & 0xFFFF_FFFF)
+                if (x0...x1).contains(cx) && (y0...y1).contains(cy) { sources.add(cell, whole: isInside(cx, cy)) }
+            }
+        }
+    }
+
+    private func ranked(_ room: RoomInfo, _ visitedAtMs: Int64) -> Ranked {
+        Ranked(visitedAtMs: visitedAtMs, id: room.id, x: room.position.x, y: room.position.y)
+    }
+
+    private mutating func insert(_ item: Ranked, zoom: Int) {
+        let level = levels[zoom]
+        let key = Level.key(level.cell(item.x), level.cell(item.y))
+        levels[zoom].cells[key, default: []].insertInOrder(item)
+    }
+
+    private mutating func delete(_ item: Ranked, zoom: Int) {
+        let level = levels[zoom]
+        let key = Level.key(level.cell(item.x), level.cell(item.y))
+        guard var cell = levels[zoom].cells.removeValue(forKey: key) else { return }
+        cell.removeInOrder(item)
+        if !cell.isEmpty { levels[zoom].cells[key] = cell }
+    }
+}
+
+extension Array where Element == RoomIndex.Ranked {
+    /// The first index whose element does not precede `item`.
+    fileprivate func insertionPoint(_ item: Element) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid].precedes(item) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// A visit is almost always the newest: the append is the common case.
+    fileprivate mutating func insertInOrder(_ item: Element) {
+        if let last, !item.precedes(last) { append(item) } else { insert(item, at: insertionPoint(item)) }
+    }
+
+    fileprivate mutating func removeInOrder(_ item: Element) {
+        let at = insertionPoint(item)
+        if at < count && self[at].id == item.id { remove(at: at) }
+    }
+}
+
+/// The k-way merge of a query's cells, newest first: a max-heap of each cell's
+/// next room inside the box. Cost: the cells, plus the rooms taken, plus those of
+/// edge cells passed over for lying outside the box.
+private struct CellMerge {
+    private struct Source {
+        let cell: [RoomIndex.Ranked]
+        let whole: Bool
+    }
+
+    private struct Head {
+        var source: Int
+        var position: Int
+        var item: RoomIndex.Ranked
+    }
+
+    let box: MercatorBox
+    private var sources: [Source] = []
+    private var total = 0
+
+    init(box: MercatorBox) { self.box = box }
+
+    mutating func add(_ cell: [RoomIndex.Ranked], whole: Bool) {
+        sources.append(Source(cell: cell, whole: whole))
+        total += cell.count
+    }
+
+    /// The next position at or below `position` whose room lies in the box.
+    private func match(_ source: Source, from position: Int) -> Int? {
+        var at = position
+        while at >= 0 {
+            let item = source.cell[at]
+            if source.whole || (item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
+                return at
+            }
+            at -= 1
+        }
+        return nil
+    }
+
+    func takeMostRecent(_ cap: Int) -> [RoomID] {
+        var taken: [RoomID] = []
+        taken.reserveCapacity(min(cap, total))
+        if total <= cap {
+            // Everything that matches fits: no order needed.
+            for source in sources {
+                var at = source.cell.count - 1
+                while let found = match(source, from: at) {
+                    taken.append(source.cell[found].id)
+                    at = found - 1
+                }
+            }
+            return taken
+        }
+        var heap: [Head] = []
+        heap.reserveCapacity(sources.count)
+        for (index, source) in sources.enumerated() {
+            if let found = match(source, from: source.cell.count - 1) {
+                heap.append(Head(source: index, position: found, item: source.cell[found]))
+            }
+        }
+        heapify(&heap)
+        while taken.count < cap, let top = heap.first {
+            taken.append(top.item.id)
+            let source = sources[top.source]
+            if top.position > 0, let next = match(source, from: top.position - 1) {
+                heap[0] = Head(source: top.source, position: next, item: source.cell[next])
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(&heap, from: 0) }
+        }
+        return taken
+    }
+
+    private func heapify(_ heap: inout [Head]) {
+        guard heap.count > 1 else { return }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(&heap, from: index) }
+    }
+
+    /// Max-heap on (last visit, id).
+    private func siftDown(_ heap: inout [Head], from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var largest = parent
+            if left < heap.count && heap[largest].item.precedes(heap[left].item) { largest = left }
+            if right < heap.count && heap[largest].item.precedes(heap[right].item) { largest = right }
+            if largest == parent { return }
+            heap.swapAt(parent, largest)
+            parent = largest
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import GeoChatDomain
+import Logging
+import Synchronization
+
+/// The gateway's region index of every live room: loaded at start from the rooms
+/// service page by page (a snapshot, bounded by the rooms alive, not by their
+/// history), kept current from room and message events that the event feed
+/// reads from before the load begins. `chats` is answered from it, in memory.
+///
+/// The load and the events may meet in either order, so each update is one that
+/// commutes: a room is added once, a visit only moves forward, and a removal
+/// seen while loading is remembered so a page read before it cannot bring the
+/// room back.
+final class RoomMap: Sendable {
+    private struct State {
+        var index = RoomIndex()
+        var loaded = false
+        var removedWhileLoading: Set<RoomID> = []
+        /// Visits of rooms not in the index yet (their page has not come).
+        var visitsWhileLoading: [RoomID: Int64] = [:]
+    }
+
+    private let state = Mutex(State())
+    static let pageSize = ListRoomsPage.maxLimit
+
+    init() {}
+
+    var isLoaded: Bool { state.withLock { $0.loaded } }
+    var count: Int { state.withLock { $0.index.count } }
+
+    /// The answer to a region query; nil until loaded (the caller asks the rooms service then).
+    func rooms(in query: RegionQuery) -> [RoomInfo]? {
+        state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
+    }
+
+    func created(_ room: RoomInfo, atMs: Int64) {
+        state.withLock { state in
+            guard !state.removedWhileLoading.contains(room.id) else { return }
+            state.index.upsert(room, visitedAtMs: atMs)
+        }
+    }
+
+    /// A join or a message: the room was visited.
+    func visited(_ room: RoomID, atMs: Int64) {
+        state.withLock { state in
+            if !state.loaded && state.index.room(room) == nil {
+                state.visitsWhileLoading[room] = max(state.visitsWhileLoading[room] ?? 0, atMs)
+            } else {
+                state.index.visit(room, atMs: atMs)
+            }
+        }
+    }
+
+    func removed(_ rooms: [RoomID]) {
+        state.withLock { state in
+            for room in rooms {
+                state.index.remove(room)
+                if !state.loaded { state.removedWhileLoading.insert(room) }
+            }
+        }
+    }
+
+    /// One page of the start-up load.
+    func load(_ page: [IndexedRoom]) {
+        state.withLock { state in
+            for entry in page where !state.removedWhileLoading.contains(entry.room.id) {
+                let visit = max(entry.visitedAtMs, state.visitsWhileLoading.removeValue(forKey: entry.room.id) ?? 0)
+                state.index.upsert(entry.room, visitedAtMs: visit)
+            }
+        }
+    }
+
+    func finishLoading() {
+        state.withLock { state in
+            state.loaded = true
+            state.removedWhileLoading = []
+            state.visitsWhileLoading = [:]
+        }
+    }
+
+    /// Loads every room, page by page, retrying a page until the rooms service
+    /// answers. Start it once the event feed reads (its position fixed first):
+    /// an event after that is seen, one before is in the pages.
+    func loadAll(from backend: ServiceClients, logger: Logger) async {
+        let started = ContinuousClock.now
+        var after: RoomID = 0
+        var failures = 0
+        while !Task.isCancelled {
+            do throws(ProtocolError) {
+                let page = try await backend.send(ListRoomsPage(after: after, limit: Self.pageSize))
+                load(page)
+                guard let last = page.last, page.count == Self.pageSize else { break }
+                after = last.room.id
+            } catch {
+                failures += 1
+                if failures == 1 || failures % 20 == 0 {
+                    logger.warning("room index load waits for the rooms service", metadata: ["error": "\(error.code)", "after": "\(after)"])
+                }
+                try? await Task.sleep(for: .milliseconds(min(100 * failures, 1000)))
+            }
+        }
+        guard !Task.isCancelled else { return }
+        finishLoading()
+        logger.info(
+            "room index loaded",
+            metadata: ["rooms": "\(count)", "seconds": "\((ContinuousClock.now - started).components.seconds)"])
+    }
+}
