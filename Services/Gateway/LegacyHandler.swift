@@ -124,12 +124,21 @@ struct LegacyHandler: Sendable {
         return session
     }
 
-    /// Any request carrying the id of a session this gateway knows to be live is
-    /// a sign of life (contract 3, `participants`), also where the command takes
-    /// no session (`chats`, `participants`, the lobby). Never asks anyone.
+    /// Any request carrying the id of a live session is a sign of life (contract
+    /// 3, `participants`), also where the command takes no session (`chats`,
+    /// `participants`, the lobby). The answer never waits for it: a session this
+    /// gateway does not hold is looked up beside the request, once (the directory
+    /// then holds it, or remembers the id as unknown).
     func signOfLife(_ id: SessionID?) {
-        guard let id, sessions.knownLive(id) else { return }
-        presence.seen(id, atMs: WallClock.nowMs())
+        guard let id else { return }
+        switch sessions.liveness(id) {
+        case .live: presence.seen(id, atMs: WallClock.nowMs())
+        case .notLive: break
+        case .unknownHere:
+            Task { [sessions, presence] in
+                if (try? await sessions.resolve(id)) != nil { presence.seen(id, atMs: WallClock.nowMs()) }
+            }
+        }
     }
 
     private func attempt<Value: Sendable>(

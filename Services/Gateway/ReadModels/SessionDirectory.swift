@@ -100,7 +100,15 @@ final class SessionDirectory: Sendable {
         state.withLock { $0.sessions[id]?.info }
     }
 
-    func knownLive(_ id: SessionID) -> Bool { known(id).map { !$0.ended } ?? false }
+    enum Liveness { case live, notLive, unknownHere }
+
+    /// What this gateway knows of a session's liveness, without asking anyone.
+    func liveness(_ id: SessionID) -> Liveness {
+        state.withLock { state in
+            if let cached = state.sessions[id] { return cached.info.ended ? .notLive : .live }
+            return state.unknown.contains(id) || state.asking[id] != nil ? .notLive : .unknownHere
+        }
+    }
 
     /// Takes news of a session unless it is older than what we hold.
     func remember(_ info: SessionInfo) {

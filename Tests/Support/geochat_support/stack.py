@@ -5,6 +5,7 @@ addresses, ROOT, BIN_DIR) and one STATE_DIR/instances/NAME.env per instance
 import os
 import shlex
 import subprocess
+import time
 import urllib.request
 
 from . import db
@@ -61,6 +62,21 @@ def run_stack_command(env, *args, timeout=180):
                           env["STATE_DIR"]], capture_output=True, text=True, timeout=timeout)
     if run.returncode != 0:
         raise StackCommandError(f"stack.sh {' '.join(args)}: {run.stdout}{run.stderr}")
+
+
+def restart_gateways(env, timeout=90):
+    """Stops and starts every gateway in turn, each ready before the next goes: how
+    gateways learn of rooms written into PostgreSQL behind the rooms service's back
+    (their region index loads from a snapshot at start; docs/operations.md)."""
+    urls = instance_urls(env)
+    for instance in sorted(name for name in urls if name.startswith("gateway-")):
+        run_stack_command(env, "stop", instance)
+        run_stack_command(env, "start", instance)
+        deadline = time.monotonic() + timeout
+        while not is_ready(urls[instance]):
+            if time.monotonic() > deadline:
+                raise StackCommandError(f"{instance} not ready within {timeout}s of its restart")
+            time.sleep(0.2)
 
 
 def is_ready(url, timeout=1):
