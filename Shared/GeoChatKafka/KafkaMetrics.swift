@@ -4,6 +4,8 @@ import Metrics
 /// The transport's metrics, labelled by topic (`KafkaSettings.metricLabel`).
 enum KafkaMetrics {
     static let produced = LabeledFamily(counter: MetricNames.kafkaProduced, label: "topic")
+    /// Key and value bytes of the records the broker acknowledged (the cost model counts them per phone).
+    static let producedBytes = LabeledFamily(counter: MetricNames.kafkaProducedBytes, label: "topic")
     static let produceErrors = LabeledFamily(counter: MetricNames.kafkaProduceErrors, label: "topic")
     static let consumed = LabeledFamily(counter: MetricNames.kafkaConsumed, label: "topic")
     static let lag = LabeledFamily(gauge: MetricNames.kafkaConsumerLag, label: "topic")

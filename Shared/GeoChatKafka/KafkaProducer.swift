@@ -27,6 +27,7 @@ public final class KafkaProducer: RecordSender {
         let outcome = await handle.send(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
         guard case .failed(let reason, let needsFreshProducer) = outcome else {
             KafkaMetrics.produced[settings.metricLabel(topic)].increment()
+            KafkaMetrics.producedBytes[settings.metricLabel(topic)].increment(by: value.count + (key?.utf8.count ?? 0))
             return
         }
         KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()

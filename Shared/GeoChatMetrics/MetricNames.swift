@@ -19,6 +19,7 @@ public enum MetricNames {
 
     // Kafka transport, labelled by topic (reply topics collapse to `geochat.replies`).
     public static let kafkaProduced = "geochat_kafka_produced_total"
+    public static let kafkaProducedBytes = "geochat_kafka_produced_bytes_total"
     public static let kafkaProduceErrors = "geochat_kafka_produce_errors_total"
     public static let kafkaConsumed = "geochat_kafka_consumed_total"
     public static let kafkaConsumerLag = "geochat_kafka_consumer_lag"

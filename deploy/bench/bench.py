@@ -29,7 +29,7 @@ from geochat_support.stats import percentile  # noqa: E402
 
 # Fan-out last: at 1,000 posts/s it overloads this machine, and the backlog it leaves
 # in the broker would slow every scenario after it.
-SCENARIOS = ["idle", "chats", "say", "memory", "fanout"]
+SCENARIOS = ["idle", "cost", "chats", "say", "memory", "fanout"]
 BULK_SQL_TIMEOUT_S = 600  # a million rooms inserted, or indexed, on a loaded machine
 
 
@@ -200,13 +200,17 @@ def scenario_idle(stack, hello_url, args, results):
         session = (await start_sessions(pool, 1, "idle"))[0]
         rooms = await create_rooms(pool, session, 200, "idle")
         latest = await say_all(pool, session, rooms, "the only message")
+        phones = await start_sessions(pool, args.idle_phones, "phone")
         warm = [q(cmd="messages", chatid=r, past=0) for r in rooms]
         await gather_limited(pool, warm, 32)
         pool.close()
-        return [(r, l) for r, l in zip(rooms, latest) if l is not None]
+        return [(r, l) for r, l in zip(rooms, latest) if l is not None], phones
 
-    rooms = asyncio.run(setup())
-    polls = [q(cmd="messages", chatid=r, past=l) for r, l in rooms]
+    rooms, phones = asyncio.run(setup())
+    # Each phone polls its room with its own `sessionid`, as phones do: a sign of life each time.
+    polls = [q(cmd="messages", chatid=rooms[i % len(rooms)][0], past=rooms[i % len(rooms)][1], sessionid=phone)
+             for i, phone in enumerate(phones)]
+    results["idle_phones"] = len(phones)
     hellos = [p.replace("/chat.php", "/hello") for p in polls]
     rounds = {"hello": [], "poll": []}
     for _ in range(args.rounds):
@@ -491,34 +495,52 @@ def region_paths(stack, count, seed=11):
     return paths
 
 
-def scenario_chats(stack, args, results):
+def restart_gateways_timed(stack):
+    """Restarts every gateway (its region index loads the rooms written by SQL); the
+    slowest stop-to-ready time in seconds and the last gateway's resident memory after."""
+    slowest = 0.0
+    for i, url in enumerate(stack.gateways, 1):
+        started = time.monotonic()
+        stack.command("stop", f"gateway-{i}")
+        stack.command("start", f"gateway-{i}")
+        wait_ready(url, timeout=300)
+        slowest = max(slowest, time.monotonic() - started)
+    time.sleep(2)
+    return slowest, rss_mb(stack.pid(f"gateway-{len(stack.gateways)}"))
+
+
+def scenario_chats(stack, hello_url, args, results):
+    gateway = stack.gateways[0]
+    # 10,000 rooms: the rate next to hello world's at the same wrk settings.
+    ensure_million_rooms(stack, 10_000)
+    results["chats_10k_ready_s"], _ = restart_gateways_timed(stack)
+    paths = region_paths(stack, 20000)
+    hellos = [p.replace("/chat.php", "/hello") for p in paths]
+    rounds = {"hello": [], "chats": []}
+    for _ in range(args.rounds):
+        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
+        rounds["chats"].append(wrk(gateway, paths, args.seconds, args.connections))
+        log(f"chats round (10k rooms): hello {rounds['hello'][-1]['rps']:.0f}/s, chats {rounds['chats'][-1]['rps']:.0f}/s")
+    for kind in rounds:
+        results[f"chats_10k_{kind}_rps"] = statistics.median(r["rps"] for r in rounds[kind])
+        results[f"chats_10k_{kind}_rounds"] = ", ".join(f"{r['rps']:.0f}" for r in rounds[kind])
+    results["chats_10k_p99_ms"] = statistics.mean(r["p99_ms"] for r in rounds["chats"])
+    results["chats_10k_ratio"] = results["chats_10k_chats_rps"] / results["chats_10k_hello_rps"]
+
     results["chats_insert_s"] = ensure_million_rooms(stack, args.rooms)
     results["chats_rooms"] = int(stack.sql("SELECT count(*) FROM rooms.rooms")[0][0])
+    results["chats_1m_ready_s"], results["chats_1m_gateway_rss_mb"] = restart_gateways_timed(stack)
+    log(f"gateways restarted with {results['chats_rooms']} rooms: ready in {results['chats_1m_ready_s']:.1f}s, "
+        f"{results['chats_1m_gateway_rss_mb']:.0f} MB")
     paths = region_paths(stack, 20000)
-    gateway = stack.gateways[0]
-    wrk(gateway, paths[:2000], 3, 16)  # warm PostgreSQL's cache and the Kafka path
+    wrk(gateway, paths[:2000], 3, 16)  # warm up
     before = [scrape(u) for u in stack.rooms]
     run = wrk(gateway, paths, args.seconds * 2, 16)
     after = [scrape(u) for u in stack.rooms]
-    p99_sql, handled = histogram_quantile(before[0], after[0], "geochat_command_duration_seconds",
-                                          'command="region"', 0.99)
-    p50_sql, _ = histogram_quantile(before[0], after[0], "geochat_command_duration_seconds", 'command="region"', 0.5)
+    asked = sum(v for (name, labels), v in after[0].items() if name == "geochat_commands_total" and 'command="region"' in labels) \
+        - sum(v for (name, labels), v in before[0].items() if name == "geochat_commands_total" and 'command="region"' in labels)
     results.update({"chats_1m_rps": run["rps"], "chats_1m_p50_ms": run["p50_ms"], "chats_1m_p99_ms": run["p99_ms"],
-                    "chats_failed": run["failed"], "chats_service_p50_ms_le": p50_sql * 1000,
-                    "chats_service_p99_ms_le": p99_sql * 1000})
-    plans = []
-    for path in (paths[0], paths[1], paths[2]):
-        p = dict(urllib.parse.parse_qsl(path.split("?", 1)[1]))
-        x1, x2 = sorted([float(p["lon1"]), float(p["lon2"])])
-        y1, y2 = sorted([float(p["lat1"]), float(p["lat2"])])
-        plan = stack.sql(f"""EXPLAIN (ANALYZE, COSTS OFF, TIMING ON)
-            SELECT id, x, y, z, topic FROM (
-              SELECT id, x, y, z, topic FROM rooms.rooms
-              WHERE z = ANY('{{{",".join(str(z) for z in range(int(p["minz"]), int(p["maxz"]) + 1))}}}'::smallint[])
-                AND x BETWEEN {x1} AND {x2} AND y BETWEEN {y1} AND {y2}
-              ORDER BY last_visited_at DESC, id DESC LIMIT 500) recent ORDER BY id""")
-        plans.append((path, [row[0] for row in plan]))
-    results["_plans"] = plans
+                    "chats_failed": run["failed"], "chats_rooms_service_asked": asked})
 
 
 def scenario_memory(stack, args, results):
@@ -581,6 +603,173 @@ def scenario_memory(stack, args, results):
     })
 
 
+# ---------------------------------------------------------------- cost per phone
+
+def cluster_counters(stack):
+    """Kafka records and bytes written by topic, and PostgreSQL statements, summed over every instance."""
+    records, written, statements = {}, {}, 0.0
+    for url in stack.gateways + stack.messaging + stack.rooms + stack.env["SESSION_URLS"].split() \
+            + stack.env["EXPIRY_URLS"].split():
+        for (name, labels), value in scrape(url).items():
+            topic = re.search(r'topic="([^"]*)"', labels)
+            if name == "geochat_kafka_produced_total" and topic:
+                records[topic.group(1)] = records.get(topic.group(1), 0) + value
+            elif name == "geochat_kafka_produced_bytes_total" and topic:
+                written[topic.group(1)] = written.get(topic.group(1), 0) + value
+            elif name == "geochat_pg_query_duration_seconds_count":
+                statements += value
+    return records, written, statements
+
+
+def row_writes(stack):
+    """Rows inserted, updated and deleted in the services' tables so far (PostgreSQL's own counters)."""
+    time.sleep(1.5)  # the statistics reach the view within a second of a transaction's end
+    return float(stack.sql("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables")[0][0])
+
+
+class CostWindow:
+    """What the cluster wrote between `open` and `close`."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.records, self.bytes, self.statements = cluster_counters(stack)
+        self.rows = row_writes(stack)
+
+    def close(self):
+        records, written, statements = cluster_counters(self.stack)
+        return {
+            "records": {t: records[t] - self.records.get(t, 0) for t in records if records[t] - self.records.get(t, 0)},
+            "bytes": {t: written[t] - self.bytes.get(t, 0) for t in written if written[t] - self.bytes.get(t, 0)},
+            "statements": statements - self.statements,
+            "rows": row_writes(self.stack) - self.rows,
+        }
+
+
+def per(window, units):
+    return {"records": {t: v / units for t, v in window["records"].items()},
+            "bytes": {t: v / units for t, v in window["bytes"].items()},
+            "statements": window["statements"] / units, "rows": window["rows"] / units}
+
+
+def scenario_cost(stack, args, results):
+    """N idle phones, each in a room, each polling once a second with its sessionid
+    through alternating gateways for `--cost-seconds`: what one phone-second costs
+    Kafka and PostgreSQL. Then the same per `chats`, `say` and `start`."""
+    count, seconds = args.cost_phones, args.cost_seconds
+    gateways = stack.gateways
+
+    async def setup():
+        pools = [AsyncPool(url, 32) for url in gateways]
+        owner = (await start_sessions(pools[0], 1, "costowner"))[0]
+        rooms = await create_rooms(pools[0], owner, max(1, count // 10), "cost")
+        latest = await say_all(pools[0], owner, rooms, "the only message")
+        phones = await start_sessions(pools[0], count, "cost")
+        joins = [q(cmd="join", sessionid=p, chatid=rooms[i % len(rooms)]) for i, p in enumerate(phones)]
+        await gather_limited(pools[1 % len(pools)], joins, 32)
+        for pool in pools:
+            pool.close()
+        return rooms, latest, phones
+
+    rooms, latest, phones = asyncio.run(setup())
+    time.sleep(3)  # the set-up's own events and presence settle
+
+    async def poll_for(seconds):
+        pools = [AsyncPool(url, 64) for url in gateways]
+        sent, failed, late = 0, 0, 0
+        started = time.monotonic()
+        slot = 1.0 / len(phones)
+
+        async def one(i, phone):
+            nonlocal sent, failed
+            room = i % len(rooms)
+            answer = await pools[i % len(pools)].get(q(cmd="messages", chatid=rooms[room], past=latest[room] or 0,
+                                                       sessionid=phone))
+            sent += 1
+            failed += 0 if answer.ok else 1
+
+        tasks = set()
+        tick = 0
+        while time.monotonic() - started < seconds:
+            # Phone i polls at second s + i/N: an even spread, once a second each.
+            for i, phone in enumerate(phones):
+                due = started + tick + i * slot
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                elif delay < -1:
+                    late += 1
+                task = asyncio.ensure_future(one(i, phone))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            tick += 1
+        await asyncio.gather(*tasks)
+        for pool in pools:
+            pool.close()
+        return sent, failed, late, time.monotonic() - started
+
+    window = CostWindow(stack)
+    sent, failed, late, took = asyncio.run(poll_for(seconds))
+    idle = window.close()
+    phone_seconds = len(phones) * took
+    results["cost_idle"] = per(idle, phone_seconds)
+    results["cost_idle_meta"] = {"phones": len(phones), "seconds": took, "polls": sent, "failed": failed,
+                                 "late": late, "poll_rate": sent / took}
+    log(f"cost: {sent} polls in {took:.0f}s ({failed} failed, {late} late) from {len(phones)} phones")
+
+    # Per request of other kinds: a batch of each, measured alone.
+    async def batch(paths, pool_url):
+        pool = AsyncPool(pool_url, 16)
+        answers = await gather_limited(pool, paths, 16)
+        pool.close()
+        return sum(1 for a in answers if a.ok)
+
+    region = region_paths(stack, 500)
+    window = CostWindow(stack)
+    ok = asyncio.run(batch(region, gateways[0]))
+    results["cost_chats"] = per(window.close(), max(ok, 1))
+    window = CostWindow(stack)
+    says = [q(cmd="say", sessionid=phones[i], chatid=rooms[i % len(rooms)], msg=f"cost {i}") for i in range(300)]
+    ok = asyncio.run(batch(says, gateways[0]))
+    results["cost_say"] = per(window.close(), max(ok, 1))
+    window = CostWindow(stack)
+    ok = asyncio.run(batch([q(cmd="start", nick=f"coststart{i}") for i in range(300)], gateways[0]))
+    results["cost_start"] = per(window.close(), max(ok, 1))
+
+
+def cost_table(results):
+    """The cost model's rows (docs/capacity.md): per idle phone-second and per request."""
+    lines = ["| per | Kafka records (by topic) | Kafka bytes (by topic) | Kafka bytes, all | PostgreSQL statements | "
+             "PostgreSQL row writes |", "| --- | --- | --- | --- | --- | --- |"]
+    for key, label in (("cost_idle", "idle phone-second"), ("cost_chats", "`chats`"), ("cost_say", "`say`"),
+                       ("cost_start", "`start`")):
+        c = results.get(key)
+        if not c:
+            continue
+        topics = lambda d: ", ".join(f"{t.replace('geochat.', '')} {v:.3g}" for t, v in sorted(d.items())) or "0"
+        lines.append(f"| {label} | {topics(c['records'])} | {topics(c['bytes'])} | {sum(c['bytes'].values()):.3g} | "
+                     f"{c['statements']:.3g} | {c['rows']:.3g} |")
+    return lines
+
+
+def write_capacity(results, meta):
+    """The measured part of docs/capacity.md, between its markers."""
+    path = os.path.join(ROOT, "docs", "capacity.md")
+    m = results.get("cost_idle_meta", {})
+    generated = "\n".join([
+        "<!-- cost:begin (written by deploy/bench.sh --only cost; edit outside these markers) -->",
+        f"Measured {meta['when']} on {meta['machine']} ({meta['build']}), command `{meta['command']}`: "
+        f"{m.get('phones')} phones polling once a second each with its `sessionid` through "
+        f"{len(results.get('_gateways', [])) or 2} gateways for {m.get('seconds', 0):.0f} s "
+        f"({m.get('polls')} polls, {m.get('poll_rate', 0):.0f}/s, {m.get('failed')} failed, {m.get('late')} sent "
+        "more than a second late); then 500 `chats`, 300 `say`, 300 `start`, each batch alone.", "",
+        *cost_table(results), "",
+        "<!-- cost:end -->"])
+    text = open(path).read()
+    text = re.sub(r"<!-- cost:begin.*?<!-- cost:end -->", lambda _: generated, text, flags=re.S)
+    with open(path, "w") as f:
+        f.write(text)
+
+
 # ---------------------------------------------------------------- report
 
 HEADLINES = ["idle_poll_ratio", "idle_poll_rps", "hello_rps", "fanout_p99_ms", "chats_1m_p99_ms", "say_rps_1",
@@ -597,7 +786,7 @@ def report(results, args, meta):
     r = results.get
     low = f"_at_{args.fanout_low_rate}"
     rows = [
-        ("idle polls (`messages`, past = latest)", f"{fmt(r('poll_rps'), 0)} req/s (rounds {r('poll_rounds')}), "
+        (f"idle polls (`messages`, past = latest, {r('idle_phones')} phones' `sessionid`s)", f"{fmt(r('poll_rps'), 0)} req/s (rounds {r('poll_rounds')}), "
          f"p50 {fmt(r('poll_p50_ms'), 2)} ms, p99 {fmt(r('poll_p99_ms'), 2)} ms",
          f"hello world {fmt(r('hello_rps'), 0)} req/s (rounds {r('hello_rounds')}), p50 "
          f"{fmt(r('hello_p50_ms'), 2)} ms, p99 {fmt(r('hello_p99_ms'), 2)} ms",
@@ -612,11 +801,16 @@ def report(results, args, meta):
          f"max {fmt(r(f'fanout_max_ms{low}'))} ms ({r(f'fanout_measured{low}')} messages, "
          f"{r(f'fanout_missing{low}')} unseen, {r(f'fanout_say_failures{low}')} says failed; the says' own "
          f"answers p50 {fmt(r(f'fanout_say_p50_ms{low}'))} ms, p99 {fmt(r(f'fanout_say_p99_ms{low}'))} ms)",
-         f"same rooms and pollers", "(context for the row above)"),
+         "same rooms and pollers", "(context for the row above)"),
+        ("region queries (`chats`, 10,000 rooms)", f"{fmt(r('chats_10k_chats_rps'), 0)} req/s (rounds "
+         f"{r('chats_10k_chats_rounds')}), p99 {fmt(r('chats_10k_p99_ms'), 2)} ms",
+         f"hello world {fmt(r('chats_10k_hello_rps'), 0)} req/s (rounds {r('chats_10k_hello_rounds')})",
+         f"≥ 50 % of hello world: {fmt(100 * r('chats_10k_ratio', float('nan')), 0)} %"),
         (f"region queries (`chats`, {fmt(r('chats_rooms'))} rooms)", f"{fmt(r('chats_1m_rps'), 0)} req/s, p50 "
-         f"{fmt(r('chats_1m_p50_ms'), 2)} ms, p99 {fmt(r('chats_1m_p99_ms'), 2)} ms",
-         f"inside the rooms service (histogram bucket bounds): p50 ≤ {fmt(r('chats_service_p50_ms_le'), 2)} ms, "
-         f"p99 ≤ {fmt(r('chats_service_p99_ms_le'), 2)} ms", "p99 ≤ 5 ms"),
+         f"{fmt(r('chats_1m_p50_ms'), 2)} ms, p99 {fmt(r('chats_1m_p99_ms'), 2)} ms (16 connections)",
+         f"gateways restarted after the bulk insert: ready in {fmt(r('chats_1m_ready_s'))} s, "
+         f"{fmt(r('chats_1m_gateway_rss_mb'))} MB RSS; region commands the rooms service answered meanwhile: "
+         f"{fmt(r('chats_rooms_service_asked'), 0)}", "p99 ≤ 5 ms; ready ≤ 30 s"),
         ("post throughput (acknowledged `say`)", f"1 messaging: {fmt(r('say_rps_1'), 0)}/s (rounds "
          f"{r('say_rounds_1')}; p99 {fmt(r('say_p99_ms_1'))} ms); 2 messaging: {fmt(r('say_rps_2'), 0)}/s (rounds "
          f"{r('say_rounds_2')}; p99 {fmt(r('say_p99_ms_2'))} ms)",
@@ -679,6 +873,34 @@ def targets(results, args, when):
         rows.append((target, f"p99 {fmt(p99, 2)} ms, p50 {fmt(r('chats_1m_p50_ms'), 2)} ms at "
                      f"{fmt(r('chats_1m_rps'), 0)} req/s (16 connections), {rooms} rooms",
                      "**met**" if p99 <= 5 else "**missed**"))
+
+    target = "region queries ≥ 50 % of hello world (10,000 rooms, same wrk settings)"
+    ratio = r("chats_10k_ratio")
+    if missing(ratio):
+        rows.append((target, "—", "not measured"))
+    else:
+        rows.append((target, f"{ratio:.2f} ({fmt(r('chats_10k_chats_rps'), 0)} vs {fmt(r('chats_10k_hello_rps'), 0)} "
+                     f"req/s, median of {args.rounds} alternating rounds)", "**met**" if ratio >= 0.5 else "**missed**"))
+
+    target = "a restarted gateway ready in ≤ 30 s with 1,000,000 rooms"
+    ready, rooms = r("chats_1m_ready_s"), r("chats_rooms") or 0
+    if missing(ready):
+        rows.append((target, "—", "not measured"))
+    else:
+        rows.append((target, f"{fmt(ready)} s (stop, start, ready) with {rooms} rooms; {fmt(r('chats_1m_gateway_rss_mb'))} "
+                     "MB RSS after the load", "**met**" if ready <= 30 and rooms >= 1_000_000
+                     else ("**missed**" if ready > 30 else "not measured (fewer rooms than the target's)")))
+
+    idle = r("cost_idle")
+    target = "per idle phone-second ≤ 3 bytes to Kafka and ≤ 0.005 PostgreSQL row writes"
+    if not idle:
+        rows.append((target, "—", "not measured"))
+    else:
+        written = sum(idle["bytes"].values())
+        meta = r("cost_idle_meta")
+        rows.append((target, f"{written:.2f} bytes, {idle['rows']:.4f} row writes ({meta['phones']} phones, "
+                     f"{meta['seconds']:.0f} s; docs/capacity.md)",
+                     "**met**" if written <= 3 and idle["rows"] <= 0.005 else "**missed**"))
 
     target = "post throughput: a second messaging instance adds capacity"
     ratio = r("say_ratio")
@@ -759,6 +981,9 @@ def main():
     parser.add_argument("--fanout-polled", type=int, default=20)
     parser.add_argument("--poll-interval-ms", type=int, default=10)
     parser.add_argument("--rooms", type=int, default=1_000_000)
+    parser.add_argument("--idle-phones", type=int, default=2000)
+    parser.add_argument("--cost-phones", type=int, default=2000)
+    parser.add_argument("--cost-seconds", type=int, default=60)
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--active-rooms", type=int, default=10_000)
     parser.add_argument("--messages-per-room", type=int, default=50)
@@ -792,7 +1017,9 @@ def main():
             elif name == "say":
                 scenario_say(stack, args, results)
             elif name == "chats":
-                scenario_chats(stack, args, results)
+                scenario_chats(stack, args.hello_url, args, results)
+            elif name == "cost":
+                scenario_cost(stack, args, results)
             elif name == "memory":
                 scenario_memory(stack, args, results)
         except Exception as error:  # one failed scenario leaves the others' figures
@@ -809,9 +1036,14 @@ def main():
     print("\n".join(meta["targets"][2:]))
     print()
     print("\n".join(lines))
+    if results.get("cost_idle"):
+        print("\n".join(cost_table(results)))
     if not args.no_doc:
         write_doc(table, lines, plans, meta)
         log("docs/benchmarks.md updated")
+        if results.get("cost_idle"):
+            write_capacity(results, meta)
+            log("docs/capacity.md updated")
 
 
 if __name__ == "__main__":
