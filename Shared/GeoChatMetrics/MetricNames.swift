@@ -47,8 +47,10 @@ public enum MetricNames {
     public static let outboxPublishFailures = "geochat_outbox_publish_failures_total"
     /// Outbox rows at the end of the latest relay pass of this instance.
     public static let outboxBacklog = "geochat_outbox_backlog"
-    /// Says answered with an earlier message (label `by`: `key`, a redelivered
-    /// command; `repeat`, a phone's repeat within 10 s).
+    /// Says answered with an earlier message (label `by`: `repeat`, the same
+    /// session, room, nick and text within 15 s: a phone's repeat, or a command
+    /// redelivered within that time; `key`, a redelivered command found by its
+    /// idempotency key after that).
     public static let sayRepeats = "geochat_say_repeats_total"
 
     // Gateway message read model: how it heals (label `cause` on gaps: `event`,
