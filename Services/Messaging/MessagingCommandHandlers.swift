@@ -6,7 +6,8 @@ import Metrics
 
 /// The messaging service's command handlers. A `say` is answered only after
 /// its message and its outbox row are committed in PostgreSQL; its event is
-/// published right after the commit, or by the outbox relay (`OutboxRelay`).
+/// handed to the producer right after the commit, together with the reply,
+/// and published by the outbox relay if the broker did not take it (`OutboxRelay`).
 struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore
     /// Asks the rooms service whether a room exists before its log is opened here.
@@ -62,7 +63,7 @@ struct MessagingCommandHandlers: Sendable {
             }
             switch appended {
             case .stored(let message)?:
-                await outbox.announce(MessageStored(message: message, author: command.session))
+                outbox.announce(MessageStored(message: message, author: command.session))
                 logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
                 return message
             case .repeated(let earlier, let author)?:
@@ -70,7 +71,7 @@ struct MessagingCommandHandlers: Sendable {
                 // so a new key): the first message is the answer. Announced again in
                 // case the first attempt's instance died before publishing.
                 Self.repeats["repeat"].increment()
-                await outbox.announce(MessageStored(message: earlier, author: author))
+                outbox.announce(MessageStored(message: earlier, author: author))
                 return earlier
             case nil:
                 throw ProtocolError.noSuchChat
@@ -83,7 +84,7 @@ struct MessagingCommandHandlers: Sendable {
                 throw ProtocolError.unavailable
             }
             Self.repeats["key"].increment()
-            await outbox.announce(MessageStored(message: earlier, author: author))
+            outbox.announce(MessageStored(message: earlier, author: author))
             return earlier
         }
     }

@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatKafka
 import GeoChatMetrics
 import Logging
 import Metrics
@@ -21,6 +22,7 @@ final class OutboxRelay: Sendable {
     let grace: Duration
     /// Rows the handler got acknowledged, deleted in one statement per pass.
     private let acknowledged = Mutex<[MessageRef]>([])
+    private let unsettled = Atomic<Int>(0)
 
     /// Kept this many acknowledged rows at most while PostgreSQL is away; beyond
     /// it they are forgotten here and the relay publishes them once more
@@ -40,26 +42,40 @@ final class OutboxRelay: Sendable {
         self.grace = grace
     }
 
-    /// The handler's path, right after the commit. False when the broker did not
-    /// take it: the row stays and the relay publishes it after `grace`.
-    @discardableResult
-    func announce(_ stored: MessageStored) async -> Bool {
+    /// The handler's path, right after the commit: the event is handed to the
+    /// producer at once (so a room's events leave in the order of its says, and
+    /// with the reply the processor produces next) and the handler does not wait
+    /// for the broker: the outbox row holds the event until the broker
+    /// acknowledged it (then the row is forgotten) or, failing that, until the
+    /// relay publishes it.
+    func announce(_ stored: MessageStored) {
+        let delivery = events.enqueue(stored)
+        unsettled.add(1, ordering: .relaxed)
+        Task {
+            await self.settle(delivery, of: stored)
+            self.unsettled.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    private func settle(_ delivery: RecordDelivery, of stored: MessageStored) async {
         do {
-            try await events.publish(stored)
+            try await delivery.wait()
         } catch {
             Self.failures["say"].increment()
             logger.warning(
                 "message stored, event left to the outbox relay",
                 metadata: ["room": "\(stored.message.room)", "id": "\(stored.message.id)", "error": "\(error)"])
-            return false
+            return
         }
         Self.published["say"].increment()
         acknowledged.withLock { rows in
             if rows.count >= Self.maxAcknowledged { rows.removeFirst(rows.count - Self.maxAcknowledged + 1) }
             rows.append(MessageRef(stored.message))
         }
-        return true
     }
+
+    /// Events the handler handed over whose broker answer is still to come.
+    var inFlight: Int { unsettled.load(ordering: .relaxed) }
 
     /// Rows the handler published whose deletion is still to come.
     var acknowledgedCount: Int { acknowledged.withLock { $0.count } }
