@@ -7,8 +7,9 @@ import Metrics
 import Synchronization
 
 /// Gets every stored message announced. The message and its outbox row commit
-/// together (`MessageStore.append`); the `say` handler publishes the event right
-/// after the commit (`announce`), and the row goes once the broker took it.
+/// together (`MessageStore.append`); the `say` handler hands the event to the
+/// producer right after the commit (`announce`), and the row goes once the
+/// broker took it.
 /// Whatever is left — the broker refused, or the instance died between commit
 /// and publish — the relay publishes after `grace`, from PostgreSQL, so it
 /// survives restarts and needs no particular instance. Consumers take a
@@ -103,7 +104,7 @@ final class OutboxRelay: Sendable {
         do {
             try await store.announced(done)
         } catch {
-            acknowledged.withLock { $0.insert(contentsOf: done.suffix(Self.maxAcknowledged - $0.count), at: 0) }
+            acknowledged.withLock { $0.insert(contentsOf: done.suffix(max(0, Self.maxAcknowledged - $0.count)), at: 0) }
             throw error
         }
         let outcome = try await store.relayUnannounced(olderThan: grace, limit: 1000) { due in

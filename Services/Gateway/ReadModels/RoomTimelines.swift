@@ -221,7 +221,7 @@ struct RoomTimelines: Sendable {
         for message in messages { _ = messageArrived(message) }
         if head(of: room) > before {
             if gapFills[room] != nil { gapFills[room] = 0 }
-        } else {
+        } else if case .loaded(let timeline, _)? = rooms[room], timeline.hasGap {
             gapFetchFailed(room)
         }
     }
