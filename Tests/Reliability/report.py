@@ -73,9 +73,11 @@ def main():
             f['say_latency_ms']['p50'], f['say_latency_ms']['p99'], f['say_latency_ms']['max'])))
         if "visibility" in f:
             v = f["visibility"]
-            w(row("acknowledged in the fault window (floor: %s of the rate before the first fault)" % f["ack_floor_fraction"],
-                  f"{f['acknowledged_rate_fault_window']} /s over {f['fault_window_s']} s, before it "
-                  f"{f['acknowledged_rate_before_faults']} /s{' — **below the floor**' if f['below_ack_floor'] else ''}"))
+            w(row("acknowledged in the fault window against the rate before the first fault (target ≥ 0.5; "
+                  "the run fails below %s)" % f["ack_floor_fraction"],
+                  f"**{f.get('fault_window_ack_ratio')}**: {f['acknowledged_rate_fault_window']} /s over "
+                  f"{f['fault_window_s']} s, before it {f['acknowledged_rate_before_faults']} /s"
+                  f"{' — **below the floor**' if f['below_ack_floor'] else ''}"))
             w(row("says repeated as a phone does (same text after a 503 or a cut connection, up to 3 times, 1 s apart)",
                   f"{f['says_repeated']}, of which then acknowledged: {f['repeated_then_acknowledged']}"))
             w(row("**acknowledged → visible through every live gateway** p50 / p99 / max (watchers poll every 0.1 s)",
