@@ -125,7 +125,10 @@ let package = Package(
             path: "Services/Rooms", swiftSettings: strict),
         .executableTarget(
             name: "MessagingService",
-            dependencies: ["GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime"],
+            dependencies: [
+                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatPostgres", "GeoChatRuntime",
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             path: "Services/Messaging", swiftSettings: strict),
         .executableTarget(
             name: "ExpiryService",

@@ -72,6 +72,8 @@ struct Gateway: Sendable {
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
+            // A message whose event never came is found by its owner's head (issue 13).
+            group.addTask { await messages.checkHeads() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(30))

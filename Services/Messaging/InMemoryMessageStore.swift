@@ -7,12 +7,16 @@ import Synchronization
 final class InMemoryMessageStore: MessageStore {
     private struct Log {
         var messages: [ChatMessage] = []
+        var authors: [SessionID?] = []
         var removed = false
     }
 
     private struct State {
         var logs: [RoomID: Log] = [:]
         var byKey: [String: (ChatMessage, SessionID?)] = [:]
+        /// Messages whose event is not acknowledged yet, with when they were stored.
+        var outbox: [MessageRef: Int64] = [:]
+        var relaying = false
     }
 
     private let state = Mutex(State())
@@ -36,17 +40,70 @@ final class InMemoryMessageStore: MessageStore {
     }
 
     func append(room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitBy: Deadline)
-        async throws -> ChatMessage?
+        async throws -> Appended?
     {
         let now = now()
         return try state.withLock { state in
             if state.byKey[key] != nil { throw DuplicateIdempotencyKey() }
             guard let log = state.logs[room], !log.removed else { return nil }
+            let since = now - MessageRules.repeatWindowMs
+            for (message, by) in zip(log.messages, log.authors).reversed() {
+                guard message.addedAt > since else { break }
+                if by == author, message.nick == nick, message.text == text { return .repeated(message, author: by) }
+            }
             if commitBy.hasPassed(nowMs: now) { throw ProtocolError.unavailable }
             let message = ChatMessage(room: room, id: (log.messages.last?.id ?? 0) + 1, nick: nick, text: text, addedAt: now)
             state.logs[room]!.messages.append(message)
+            state.logs[room]!.authors.append(author)
             state.byKey[key] = (message, author)
-            return message
+            state.outbox[MessageRef(message)] = now
+            return .stored(message)
+        }
+    }
+
+    func heads(_ rooms: [RoomID]) async throws -> [RoomHead] {
+        state.withLock { state in
+            rooms.compactMap { room in
+                guard let log = state.logs[room], !log.removed else { return nil }
+                return RoomHead(room: room, head: log.messages.last?.id ?? 0)
+            }
+        }
+    }
+
+    func announced(_ messages: [MessageRef]) async throws {
+        state.withLock { state in for message in messages { state.outbox[message] = nil } }
+    }
+
+    /// What is in the outbox, oldest first per room (for tests).
+    var unannounced: [MessageRef] {
+        state.withLock { $0.outbox.keys.sorted { ($0.room, $0.id) < ($1.room, $1.id) } }
+    }
+
+    func relayUnannounced(
+        olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
+    ) async throws -> OutboxPass {
+        let now = now()
+        let graceMs = grace.components.seconds * 1000 + grace.components.attoseconds / 1_000_000_000_000_000
+        let due: [MessageStored]? = state.withLock { state in
+            guard !state.relaying else { return nil }
+            state.relaying = true
+            return state.outbox.filter { $0.value <= now - graceMs }.keys
+                .sorted { ($0.room, $0.id) < ($1.room, $1.id) }.prefix(limit)
+                .compactMap { ref in
+                    guard let log = state.logs[ref.room], let index = log.messages.firstIndex(where: { $0.id == ref.id })
+                    else {
+                        state.outbox[ref] = nil  // its room was removed
+                        return nil
+                    }
+                    return MessageStored(message: log.messages[index], author: log.authors[index])
+                }
+        }
+        guard let due else { return .notLeader }
+        let published = due.isEmpty ? [] : await publish(due)
+        return state.withLock { state in
+            for ref in published { state.outbox[ref] = nil }
+            state.relaying = false
+            return .relayed(published: published.count, failed: due.count - published.count, backlog: state.outbox.count)
         }
     }
 
@@ -65,7 +122,7 @@ final class InMemoryMessageStore: MessageStore {
             var count = 0
             for room in rooms {
                 count += state.logs[room]?.messages.count ?? 0
-                state.logs[room] = Log(messages: [], removed: true)
+                state.logs[room] = Log(messages: [], authors: [], removed: true)
             }
             return count
         }

@@ -2,31 +2,98 @@ import GeoChatBus
 import GeoChatDomain
 
 /// The messaging service's state: each room's log of messages with dense ids
-/// 1, 2, 3, …. `PostgresMessageStore` keeps it.
+/// 1, 2, 3, …, and the outbox of messages whose event the broker has not yet
+/// acknowledged. `PostgresMessageStore` keeps it.
 protocol MessageStore: Sendable {
     func state(of room: RoomID) async throws -> RoomLogState
     /// Starts the log of a room the rooms service confirmed (or announced); idempotent.
     func open(_ room: RoomID) async throws
     /// The message stored earlier under this idempotency key, if any.
     func stored(key: String) async throws -> (ChatMessage, author: SessionID?)?
-    /// Appends with the room's next id, committed no later than `commitBy`
-    /// (else nothing is stored and it throws). Nil when the log is removed or not
-    /// open here; throws `DuplicateIdempotencyKey` when the key was used before.
+    /// Appends with the room's next id and puts it in the outbox, in one
+    /// transaction committed no later than `commitBy` (else nothing is stored
+    /// and it throws). A say of the same text under the same nick by the same
+    /// author (nil: an anonymous lobby post) into the same room within
+    /// `MessageRules.repeatWindow` of an earlier one is a phone's retry: nothing is
+    /// stored and the earlier message is the answer (`.repeated`). Nil when the
+    /// log is removed or not open here; throws `DuplicateIdempotencyKey` when the
+    /// key was used before.
     func append(room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitBy: Deadline)
-        async throws -> ChatMessage?
+        async throws -> Appended?
     /// Messages with id > `after` oldest first, or the latest `limit`, up to `head`, without holes.
     func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage]
+    /// The committed head of each open log among `rooms` (unknown and removed ones left out).
+    func heads(_ rooms: [RoomID]) async throws -> [RoomHead]
     /// Deletes a room's messages and tombstones its log.
     func remove(_ room: RoomID) async throws
     /// The same for many rooms; answers how many messages went.
     func remove(rooms: [RoomID]) async throws -> Int
     func messageCounts(_ rooms: [RoomID]) async throws -> [RoomMessageCount]
+
+    // MARK: The outbox
+
+    /// The broker acknowledged these messages' events: their outbox rows go.
+    func announced(_ messages: [MessageRef]) async throws
+    /// One relay pass, run by at most one instance at a time cluster-wide (others
+    /// get `.notLeader`): the outbox's messages stored longer than `grace` ago,
+    /// at most `limit`, by room and id, go to `publish`, which answers those the
+    /// broker acknowledged; their rows are then removed, with those of messages
+    /// deleted meanwhile (a removed room).
+    func relayUnannounced(
+        olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
+    ) async throws -> OutboxPass
 }
 
 enum RoomLogState: Equatable {
     case unknown
     case open(head: MessageID)
     case removed
+}
+
+/// What `append` did.
+enum Appended: Equatable {
+    /// Stored under the room's next id; its event is in the outbox.
+    case stored(ChatMessage)
+    /// A repeat within `MessageRules.repeatWindow`: the earlier message, stored once.
+    case repeated(ChatMessage, author: SessionID?)
+
+    var message: ChatMessage {
+        switch self {
+        case .stored(let message), .repeated(let message, _): message
+        }
+    }
+}
+
+/// A message by its key, as the outbox names it.
+struct MessageRef: Hashable, Sendable {
+    let room: RoomID
+    let id: MessageID
+
+    init(room: RoomID, id: MessageID) {
+        self.room = room
+        self.id = id
+    }
+
+    init(_ message: ChatMessage) { self.init(room: message.room, id: message.id) }
+}
+
+/// The outcome of one relay pass.
+enum OutboxPass: Equatable {
+    /// Another instance is relaying.
+    case notLeader
+    /// `published` events went out, `failed` are kept for the next pass;
+    /// `backlog` rows were left in the outbox after the pass (young ones included).
+    case relayed(published: Int, failed: Int, backlog: Int)
+}
+
+enum MessageRules {
+    /// A phone repeats a `say` it got no answer for (a `503`, a cut connection)
+    /// within 10 s of that answer: up to three times, a second apart. The answer
+    /// comes at most the request deadline (3 s) after the first was stored, and
+    /// a repeat may wait up to as long before its own turn: measured from the
+    /// first message's commit, 15 s covers them all.
+    static let repeatWindow: Duration = .seconds(15)
+    static var repeatWindowMs: Int64 { repeatWindow.components.seconds * 1000 }
 }
 
 /// A say whose idempotency key is stored already: a retry of an earlier say.

@@ -1,16 +1,21 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatMetrics
 import Logging
+import Metrics
 
 /// The messaging service's command handlers. A `say` is answered only after
-/// its message is committed in PostgreSQL and published for every gateway.
+/// its message and its outbox row are committed in PostgreSQL; its event is
+/// handed to the producer right after the commit, together with the reply,
+/// and published by the outbox relay if the broker did not take it (`OutboxRelay`).
 struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore
     /// Asks the rooms service whether a room exists before its log is opened here.
     let bus: any CommandBus
-    let events: any EventPublisher
-    let unpublished: UnpublishedMessages
+    let outbox: OutboxRelay
     let logger: Logger
+
+    private static let repeats = LabeledFamily(counter: MetricNames.sayRepeats, label: "by")
 
     /// The most rooms one count may ask about (an admin page of rooms).
     static let maxCountedRooms = 1000
@@ -19,6 +24,12 @@ struct MessagingCommandHandlers: Sendable {
         var handlers = CommandHandlers(topic: Topics.messagingCommands)
         handlers.on(Say.self) { try await say($0, $1) }
         handlers.on(ReadHistory.self) { try await history($0, $1) }
+        handlers.on(ReadHeads.self) { command, _ in
+            guard command.rooms.count <= Limits.maxRoomBatch else {
+                throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
+            }
+            return try await store.heads(command.rooms)
+        }
         handlers.on(RemoveRoomMessages.self) { command, _ in
             guard command.rooms.count <= Limits.maxRoomBatch else {
                 throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
@@ -44,24 +55,36 @@ struct MessagingCommandHandlers: Sendable {
                 commitBy: context.deadline.forCommit)
         }
         do {
-            // The common case costs one statement: the room's log is open here.
+            // The common case: the room's log is open here.
             var appended = try await append()
             if appended == nil {
                 guard case .open = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
                 appended = try await append()
             }
-            guard let message = appended else { throw ProtocolError.noSuchChat }
-            await publishOrQueue(MessageStored(message: message, author: command.session))
-            logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
-            return message
+            switch appended {
+            case .stored(let message)?:
+                outbox.announce(MessageStored(message: message, author: command.session))
+                logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
+                return message
+            case .repeated(let earlier, let author)?:
+                // A phone's repeat (after a 503 or a cut connection: a new request,
+                // so a new key): the first message is the answer. Announced again in
+                // case the first attempt's instance died before publishing.
+                Self.repeats["repeat"].increment()
+                outbox.announce(MessageStored(message: earlier, author: author))
+                return earlier
+            case nil:
+                throw ProtocolError.noSuchChat
+            }
         } catch is DuplicateIdempotencyKey {
-            // A retry (client, gateway, or a redelivery during a rebalance, maybe
-            // on another instance): answer as the first time, and publish again in
+            // A retry (gateway, or a redelivery during a rebalance, maybe on
+            // another instance): answer as the first time, and announce again in
             // case the first attempt died between commit and publish.
             guard let (earlier, author) = try await store.stored(key: context.idempotencyKey) else {
                 throw ProtocolError.unavailable
             }
-            await publishOrQueue(MessageStored(message: earlier, author: author))
+            Self.repeats["key"].increment()
+            outbox.announce(MessageStored(message: earlier, author: author))
             return earlier
         }
     }
@@ -91,17 +114,5 @@ struct MessagingCommandHandlers: Sendable {
         }
         try await store.open(room)
         return try await store.state(of: room)
-    }
-
-    /// Stored is stored: a broker that refuses the event does not make the say an
-    /// error. The client gets its success, and the event goes out as soon as the
-    /// broker takes it again.
-    private func publishOrQueue(_ stored: MessageStored) async {
-        do { try await events.publish(stored) } catch {
-            unpublished.add(stored)
-            logger.warning(
-                "message stored, event not yet published",
-                metadata: ["room": "\(stored.message.room)", "id": "\(stored.message.id)", "error": "\(error)"])
-        }
     }
 }

@@ -3,7 +3,8 @@ import GeoChatPostgres
 import GeoChatRuntime
 
 /// geochat-messaging: owns `messaging.messages`; gives each post the room's
-/// next id, commits it, answers, and publishes it for every gateway.
+/// next id, commits it with its outbox row, answers, and publishes it for every
+/// gateway (right away, or through the outbox relay).
 @main
 struct MessagingServiceMain {
     static func main() async throws {
@@ -11,17 +12,13 @@ struct MessagingServiceMain {
         let database = try host.database()
         let store = PostgresMessageStore(database: database)
         host.migrates(store.migrate)
-        let unpublished = UnpublishedMessages()
-        let events = host.events
-        let handlers = MessagingCommandHandlers(
-            store: store, bus: try host.commandBus(), events: events, unpublished: unpublished, logger: host.logger)
+        let outbox = OutboxRelay(store: store, events: host.events, logger: host.logger)
+        let handlers = MessagingCommandHandlers(store: store, bus: try host.commandBus(), outbox: outbox, logger: host.logger)
         try host.handles(handlers.handlers, group: ConsumerGroups.messagingCommands)
         let roomEvents = try host.consumer([Topics.roomEvents], .group(ConsumerGroups.messagingRoomEvents), pace: .background)
         let lifecycle = RoomLifecycleFeed(store: store, consumer: roomEvents, logger: host.logger)
         host.runs("room lifecycle") { await lifecycle.run() }
-        host.runs("late events") { [logger = host.logger] in
-            await unpublished.relay(logger: logger) { try await events.publish($0) }
-        }
+        host.runs("outbox relay") { await outbox.run() }
         try await host.run()
     }
 }

@@ -6,6 +6,24 @@ import Synchronization
 public protocol RecordSender: Sendable {
     /// Returns once the broker acknowledged the record (acks=all, idempotent).
     func send(topic: String, key: String?, value: [UInt8], partition: Int32?) async throws
+    /// Hands the record over now (records enqueued one after another keep their
+    /// order) without waiting; the delivery ends with the broker's answer.
+    func enqueue(topic: String, key: String?, value: [UInt8], partition: Int32?) -> RecordDelivery
+}
+
+/// A record handed to the producer: `wait()` returns once the broker
+/// acknowledged it, or throws what went wrong.
+public struct RecordDelivery: Sendable {
+    private let outcome: @Sendable () async throws -> Void
+
+    public init(_ outcome: @escaping @Sendable () async throws -> Void) { self.outcome = outcome }
+
+    /// A delivery that already ended: delivered (nil) or failed.
+    public static func completed(_ error: (any Error)?) -> RecordDelivery {
+        RecordDelivery { if let error { throw error } }
+    }
+
+    public func wait() async throws { try await outcome() }
 }
 
 /// The idempotent producer. Sends complete with the broker's delivery report.
@@ -23,16 +41,23 @@ public final class KafkaProducer: RecordSender {
     }
 
     public func send(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) async throws {
-        let handle = try activeHandle()
-        let outcome = await handle.send(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
-        guard case .failed(let reason, let needsFreshProducer) = outcome else {
-            KafkaMetrics.produced[settings.metricLabel(topic)].increment()
-            KafkaMetrics.producedBytes[settings.metricLabel(topic)].increment(by: value.count + (key?.utf8.count ?? 0))
-            return
+        try await enqueue(topic: topic, key: key, value: value, partition: partition).wait()
+    }
+
+    public func enqueue(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) -> RecordDelivery {
+        let handle: RDKafkaProducerHandle
+        do { handle = try activeHandle() } catch { return .completed(error) }
+        let ticket = handle.enqueue(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
+        return RecordDelivery { [self] in
+            guard case .failed(let reason, let needsFreshProducer) = await ticket.outcome() else {
+                KafkaMetrics.produced[settings.metricLabel(topic)].increment()
+                KafkaMetrics.producedBytes[settings.metricLabel(topic)].increment(by: value.count + (key?.utf8.count ?? 0))
+                return
+            }
+            KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()
+            if needsFreshProducer { replace(handle, reason: reason) }
+            throw KafkaError.delivery("\(topic): \(reason)")
         }
-        KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()
-        if needsFreshProducer { replace(handle, reason: reason) }
-        throw KafkaError.delivery("\(topic): \(reason)")
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {

@@ -47,4 +47,25 @@ public enum MetricNames {
 
     // The process.
     public static let residentMemory = "geochat_process_resident_memory_bytes"
+
+    // Messaging: the outbox of message events (label `by`: `say`, the handler
+    // publishing right after the commit, or `relay`, the outbox relay).
+    public static let outboxPublished = "geochat_outbox_published_total"
+    /// Events the broker did not take (label `by`); the relay tries again.
+    public static let outboxPublishFailures = "geochat_outbox_publish_failures_total"
+    /// Outbox rows at the end of the latest relay pass of this instance.
+    public static let outboxBacklog = "geochat_outbox_backlog"
+    /// Says answered with an earlier message (label `by`: `repeat`, the same
+    /// session, room, nick and text within 15 s: a phone's repeat, or a command
+    /// redelivered within that time; `key`, a redelivered command found by its
+    /// idempotency key after that).
+    public static let sayRepeats = "geochat_say_repeats_total"
+
+    // Gateway message read model: how it heals (label `cause` on gaps: `event`,
+    // a later event revealed it; `head`, a head check; `overflow`, messages
+    // beyond the pending bound were left to the backfill).
+    public static let timelineGaps = "geochat_gateway_timeline_gaps_total"
+    public static let timelineBackfillFetches = "geochat_gateway_timeline_backfill_fetches_total"
+    public static let timelineBackfillFailures = "geochat_gateway_timeline_backfill_failures_total"
+    public static let timelineHeadChecks = "geochat_gateway_timeline_head_checks_total"
 }

@@ -27,9 +27,11 @@ import Testing
         let events = RecordedEvents()
         bus.register(SessionCommandHandlers(store: InMemorySessionStore(), events: events, logger: logger).handlers)
         bus.register(RoomCommandHandlers(store: InMemoryRoomStore(), events: events, logger: logger).handlers)
+        let messageStore = InMemoryMessageStore()
         bus.register(
             MessagingCommandHandlers(
-                store: InMemoryMessageStore(), bus: bus, events: events, unpublished: UnpublishedMessages(), logger: logger
+                store: messageStore, bus: bus, outbox: OutboxRelay(store: messageStore, events: events, logger: logger),
+                logger: logger
             ).handlers)
         let environment = [
             "GEOCHAT_RATE_POST_PER_S": "0", "GEOCHAT_RATE_POST_ADDRESS_PER_S": "0", "GEOCHAT_RATE_POST_MIN_INTERVAL_MS": "0",

@@ -50,6 +50,13 @@ struct MessageReadModelTests {
             return try result.get()
         }
 
+        /// The committed heads `heads` answers.
+        let committed = Mutex<[RoomHead]>([])
+
+        func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
+            committed.withLock { heads in heads.filter { rooms.contains($0.room) } }
+        }
+
         /// Answers the oldest held call.
         func answer(_ result: Result<MessageHistory, ProtocolError>) {
             let held = state.withLock { $0.held.isEmpty ? nil : $0.held.removeFirst() }
@@ -150,5 +157,28 @@ struct MessageReadModelTests {
         #expect(await calls.next() == Call(room: Self.room, after: 7, limit: 20))
         #expect(try await model.poll(room: Self.room, past: 5, limit: 10) == Self.messages(6...7))
         source.answer(.success(MessageHistory(room: Self.room, head: 9, messages: Self.messages(8...9))))
+    }
+
+    /// A message whose event never reached this gateway, in a room that stays
+    /// quiet: the head checks find it and the fill brings it.
+    @Test func aMessageWhoseEventNeverCameIsFoundByTheHeadCheck() async throws {
+        let source = ScriptedHistory(prepared: [.success(Self.history(1...5))])
+        let model = MessageReadModel(backend: source, capacity: 20)
+        var calls = source.calls.makeAsyncIterator()
+        #expect(try await model.poll(room: Self.room, past: 0, limit: 10) == Self.messages(1...5))
+        #expect(await calls.next() == Call(room: Self.room, after: nil, limit: 20))
+        source.committed.withLock { $0 = [RoomHead(room: Self.room, head: 6)] }
+        await model.checkHeadsOnce()
+        #expect(source.count == 1, "the first sighting may be an event on its way")
+        await model.checkHeadsOnce()
+        #expect(await calls.next() == Call(room: Self.room, after: 5, limit: 20), "still above: fetched")
+        source.answer(.success(MessageHistory(room: Self.room, head: 6, messages: [Self.message(6)])))
+        var shown: [ChatMessage] = []
+        for _ in 0..<10_000 {
+            shown = try await model.poll(room: Self.room, past: 5, limit: 10)
+            if !shown.isEmpty { break }
+            await Task.yield()
+        }
+        #expect(shown == [Self.message(6)])
     }
 }

@@ -109,10 +109,13 @@ import Testing
         let beyond = MessageID(RoomTimeline.maxPending) + 10
         for id in 7...(6 + beyond) { t.apply(Self.message(id)) }
         t.apply(Self.message(6))
-        // 7 … 6+maxPending were held; the rest was dropped (a later fetch brings it).
+        // 7 … 6+maxPending were held; the rest was not kept but is known: a gap
+        // (the gap fill brings it), and counted.
         let lastHeld = 6 + MessageID(RoomTimeline.maxPending)
         #expect(t.head == lastHeld)
-        #expect(t.hasGap == false)
+        #expect(t.hasGap, "the messages not held are still to fetch")
+        #expect(t.known == 6 + beyond)
+        #expect(t.overflowed == 10)
         #expect(Self.shown(t.read(past: lastHeld - 2, limit: 10)) == Self.messages(lastHeld - 1...lastHeld))
     }
 

@@ -1,21 +1,24 @@
 """Idempotency end to end, at the level where retries happen: the same command
 record (same idempotency key) delivered to its owner more than once, as Kafka
 redelivery and gateway retries do, creates one message, one session, one room.
-The legacy protocol has no client key for `say` (a repeated say is two
-messages by contract), so the proof is about what the server itself repeats.
+A phone repeats a `say` it got no answer for as a new request (a new key): the
+same session, room, nick and text within 15 s is answered with the first
+message's id and stored once (docs/protocol.md, "say"); so is an `add.php`
+post repeated under the same name.
 
 The commands are produced with confluent_kafka straight onto the command
 topics, in the services' own wire format (docs/architecture.md), and the
 replies read from a reply topic of the test's own."""
 import threading
 import time
+import urllib.parse
 import uuid
 
 import pytest
 
 from geochat_support.commands import CommandClient
 from geochat_support.db import count, sql
-from geochat_support.protocol import create, say, start, unique_topic
+from geochat_support.protocol import create, http, say, start, unique_topic
 from geochat_support.stack import run_stack_command
 from geochat_support.waiting import wait_until
 
@@ -55,6 +58,37 @@ def test_say_redelivered_is_one_message(stack, wire):
     assert len(set(ids)) == 1, ids
     assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE idempotency_key = '{key}'") == 1
     assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE text = 'said once {key}'") == 1
+
+
+def test_say_repeated_by_a_phone_is_one_message(stack, wire):
+    """The phone's repeat, over HTTP through both gateways, and as new commands
+    (new keys) on the wire at once, some on another partition so that both
+    messaging instances may run them side by side: one message, one id."""
+    a, b = stack["gateways"][:2]
+    session = start(a)
+    room = create(a, session, 0.4343, 0.4343, 7, unique_topic())["id"]
+    text = "did this arrive? " + uuid.uuid4().hex
+    first = say(a, session, room, text)
+    assert say(b, session, room, text) == first, "a repeat through the other gateway"
+    assert say(a, session, room, "  " + text + " ") == first, "trimmed, it is the same text"
+    nick = sql(stack, f"SELECT nick FROM messaging.messages WHERE room_id = {room} AND id = {first}")[0][0]
+    command = {"say": {"room": room, "session": session, "nick": nick, "text": text}}
+    correlations = [wire.send("geochat.messaging.commands", str(room), command, "repeat-" + uuid.uuid4().hex)
+                    for _ in range(2)]
+    correlations += [wire.send("geochat.messaging.commands", str(room), command, "repeat-" + uuid.uuid4().hex,
+                               partition=p) for p in range(PARTITIONS)]
+    wire.flush()
+    assert {posted_id(r) for r in wire.wait(correlations)} == {first}
+    assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id = {room} AND text = '{text}'") == 1
+    # Not a repeat: another text, or the same words from another session.
+    assert say(b, session, room, text + "!") == first + 1
+    other = start(b)
+    assert say(b, other, room, text) == first + 2
+    # An add.php post repeated under the same name is one post; under another name, two.
+    lobby_text = "lobby repeat " + uuid.uuid4().hex
+    for user in ("jack", "jack", "jill"):
+        assert http(a + "/add.php", data=urllib.parse.urlencode({"user": user, "message": lobby_text})).status == 200
+    assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE text = '{lobby_text}'") == 2
 
 
 def test_start_redelivered_is_one_session(stack, wire):

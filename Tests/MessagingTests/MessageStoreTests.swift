@@ -1,6 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
 import GeoChatTestSupport
+import Synchronization
 import Testing
 
 @testable import MessagingService
@@ -31,7 +32,7 @@ import Testing
         #expect(try await store.state(of: room) == .open(head: 0))
         for i in 1...4 {
             let message = try await store.append(room: room, nick: "a", text: "m\(i)", author: author, key: "k\(i)", commitBy: later)
-            #expect(message?.id == Int64(i))
+            #expect(message == .stored(ChatMessage(room: room, id: Int64(i), nick: "a", text: "m\(i)", addedAt: message?.message.addedAt ?? 0)))
         }
         await #expect(throws: DuplicateIdempotencyKey.self) {
             try await store.append(room: room, nick: "a", text: "again", author: nil, key: "k2", commitBy: later)
@@ -43,6 +44,7 @@ import Testing
         }
         #expect(try await store.stored(key: "k9") == nil, "a late commit rolls back")
         #expect(try await store.state(of: room) == .open(head: 4))
+        #expect(try await store.heads([room, 77]) == [RoomHead(room: room, head: 4)], "rooms without a log are left out")
         #expect(try await store.history(room: room, head: 4, after: 1, limit: 2).map(\.id) == [2, 3])
         #expect(try await store.history(room: room, head: 3, after: nil, limit: 2).map(\.id) == [2, 3], "never past the head")
         #expect(try await store.messageCounts([room, 6]).map(\.messages) == [4, 0])
@@ -53,5 +55,70 @@ import Testing
         try await store.open(room)
         #expect(try await store.state(of: room) == .removed, "a removed log stays removed")
         #expect(try await store.remove(rooms: [room]) == 0)
+        #expect(try await store.heads([room]) == [], "a removed log has no head")
+    }
+
+    @Test func theInMemoryStoreKeepsTheRepeatAndOutboxRules() async throws {
+        try await Self.checkRepeatsAndOutbox(InMemoryMessageStore())
+    }
+
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func thePostgresStoreKeepsTheRepeatAndOutboxRules() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresMessageStore(database: database)
+            try await store.migrate()
+            try await Self.checkRepeatsAndOutbox(store)
+        }
+    }
+
+    /// A phone's repeat is stored once; every stored message is in the outbox
+    /// until announced; the relay publishes by room and id what is older than
+    /// its grace, keeps what the broker refused, and drops rows of removed rooms.
+    static func checkRepeatsAndOutbox(_ store: some MessageStore) async throws {
+        let later = Deadline.after(.seconds(30))
+        let ann = SessionID.random(), bob = SessionID.random()
+        for room: RoomID in [1, 2, 3] { try await store.open(room) }
+        let first = try await store.append(room: 1, nick: "Ann", text: "hi", author: ann, key: "r1", commitBy: later)
+        guard case .stored(let hi)? = first else { Issue.record("not stored: \(String(describing: first))"); return }
+        // A new request (new key) with the same session, room, nick and text: the same say.
+        let again = try await store.append(room: 1, nick: "Ann", text: "hi", author: ann, key: "r2", commitBy: later)
+        #expect(again == .repeated(hi, author: ann))
+        #expect(try await store.stored(key: "r2") == nil, "nothing stored for the repeat")
+        // Anything else differing is a new message.
+        #expect(try await store.append(room: 1, nick: "Bob", text: "hi", author: bob, key: "r3", commitBy: later)?.message.id == 2)
+        #expect(try await store.append(room: 1, nick: "Ann", text: "hi!", author: ann, key: "r4", commitBy: later)?.message.id == 3)
+        #expect(try await store.append(room: 2, nick: "Ann", text: "hi", author: ann, key: "r5", commitBy: later)?.message.id == 1)
+        #expect(try await store.append(room: 1, nick: "Ann_2", text: "hi", author: ann, key: "r6", commitBy: later)?.message.id == 4)
+        // Anonymous lobby posts: the same name and text within the window are one post.
+        let jack = try await store.append(room: 3, nick: "jack", text: "yo", author: nil, key: "r7", commitBy: later)
+        #expect(try await store.append(room: 3, nick: "jack", text: "yo", author: nil, key: "r8", commitBy: later)
+            == .repeated(jack!.message, author: nil))
+        #expect(try await store.append(room: 3, nick: "jill", text: "yo", author: nil, key: "r9", commitBy: later)?.message.id == 2)
+        #expect(try await store.state(of: 1) == .open(head: 4))
+
+        // The outbox: seven stored messages, none announced yet.
+        let refs = [MessageRef(room: 1, id: 1), MessageRef(room: 1, id: 2), MessageRef(room: 1, id: 3), MessageRef(room: 1, id: 4),
+                    MessageRef(room: 2, id: 1), MessageRef(room: 3, id: 1), MessageRef(room: 3, id: 2)]
+        try await store.announced([MessageRef(room: 1, id: 2)])
+        // Too young for the relay: a handler may still be publishing them.
+        let young = try await store.relayUnannounced(olderThan: .seconds(60), limit: 100) { _ in [] }
+        #expect(young == .relayed(published: 0, failed: 0, backlog: 6))
+        try await Task.sleep(for: .milliseconds(20))
+        // The broker takes room 1's first message only; room 2's and 3's are refused.
+        let seen = Mutex<[MessageStored]>([])
+        let pass = try await store.relayUnannounced(olderThan: .milliseconds(1), limit: 100) { due in
+            seen.withLock { $0 = due }
+            return [MessageRef(room: 1, id: 1)]
+        }
+        #expect(pass == .relayed(published: 1, failed: 5, backlog: 5))
+        #expect(seen.withLock { $0.map { MessageRef($0.message) } } == refs.filter { $0 != MessageRef(room: 1, id: 2) })
+        #expect(seen.withLock { $0.first?.message } == hi)
+        #expect(seen.withLock { $0.first?.author } == ann)
+        // Only one pass at a time; then a removed room's rows go without a publish.
+        #expect(try await store.remove(rooms: [3]) == 2)
+        let after = try await store.relayUnannounced(olderThan: .milliseconds(1), limit: 2) { due in due.map { MessageRef($0.message) } }
+        #expect(after == .relayed(published: 2, failed: 0, backlog: 3), "the limit counts: room 1's ids 3 and 4")
+        let rest = try await store.relayUnannounced(olderThan: .milliseconds(1), limit: 100) { due in due.map { MessageRef($0.message) } }
+        #expect(rest == .relayed(published: 1, failed: 0, backlog: 0), "room 2's message; room 3's rows dropped")
     }
 }

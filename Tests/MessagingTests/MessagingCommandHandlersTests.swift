@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatTestSupport
 import Logging
 import Testing
 
@@ -11,12 +12,13 @@ import Testing
 @Suite struct MessagingCommandHandlersTests {
     let store = InMemoryMessageStore()
     let events = RecordedEvents()
-    let unpublished = UnpublishedMessages()
+    let outbox: OutboxRelay
     let bus = InMemoryCommandBus()
     let room: RoomID = 42
     let author = SessionID.random()
 
     init() {
+        outbox = OutboxRelay(store: store, events: events, logger: Logger(label: "test"), grace: .zero)
         var rooms = CommandHandlers(topic: Topics.roomsCommands)
         rooms.on(LookupRoom.self) { [room] command, _ in
             guard command.room == room else { throw ProtocolError.noSuchChat }
@@ -25,14 +27,17 @@ import Testing
         bus.register(rooms)
         bus.register(
             MessagingCommandHandlers(
-                store: store, bus: bus, events: events, unpublished: unpublished, logger: Logger(label: "test")
+                store: store, bus: bus, outbox: outbox, logger: Logger(label: "test")
             ).handlers)
     }
 
-    func say(_ text: String, in room: RoomID? = nil, key: String = IdempotencyKey.random()) async throws(RequestError)
-        -> ChatMessage
-    {
-        try await bus.send(Say(room: room ?? self.room, session: author, nick: "Ann", text: text), idempotencyKey: key, within: .seconds(30))
+    func say(
+        _ text: String, in room: RoomID? = nil, key: String = IdempotencyKey.random(), by session: SessionID?? = nil,
+        nick: String = "Ann"
+    ) async throws(RequestError) -> ChatMessage {
+        try await bus.send(
+            Say(room: room ?? self.room, session: session ?? author, nick: nick, text: text), idempotencyKey: key,
+            within: .seconds(30))
     }
 
     @Test func saysGetDenseIdsInOrderAndAreAnnouncedWithTheirAuthor() async throws {
@@ -67,13 +72,65 @@ import Testing
         #expect(events.published(MessageStored.self).map(\.message.id) == [first.id, first.id])
     }
 
-    @Test func aStoredSayWhoseEventTheBrokerRefusesIsAcknowledgedAndQueued() async throws {
+    /// The handler hands the event over and does not wait for the broker; the
+    /// broker's answer settles it shortly after.
+    func settled() async throws {
+        for _ in 0..<1000 where outbox.inFlight > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(outbox.inFlight == 0)
+    }
+
+    @Test func aStoredSayWhoseEventTheBrokerRefusesIsAcknowledgedAndRelayedLater() async throws {
         events.refuse(true)
         let stored = try await say("stored anyway")
-        #expect(unpublished.count == 1)
-        #expect(try await store.stored(key: "-")?.0 == nil)
-        #expect(try await store.messageCounts([room]).first?.messages == 1)
+        try await settled()
         #expect(stored.id == 1)
+        #expect(try await store.messageCounts([room]).first?.messages == 1)
+        #expect(store.unannounced == [MessageRef(stored)], "its event waits in the outbox")
+        #expect(try await outbox.pass() == .relayed(published: 0, failed: 1, backlog: 1), "still refused: kept")
+        events.refuse(false)
+        let second = try await say("after the broker came back")
+        try await settled()
+        #expect(try await outbox.pass() == .relayed(published: 1, failed: 0, backlog: 0))
+        #expect(store.unannounced.isEmpty, "the handler's own publish is forgotten too")
+        #expect(events.published(MessageStored.self).map(\.message.id).sorted() == [stored.id, second.id])
+    }
+
+    @Test func whatTheHandlerPublishedLeavesTheOutboxAndIsNotRelayedAgain() async throws {
+        let first = try await say("one")
+        try await settled()
+        #expect(store.unannounced == [MessageRef(first)], "until the next pass deletes it")
+        #expect(try await outbox.pass() == .relayed(published: 0, failed: 0, backlog: 0))
+        #expect(events.published(MessageStored.self).count == 1)
+    }
+
+    /// A phone repeats a say it got no answer for with a new request (a new
+    /// idempotency key): the same session, room, nick and text within 15 s is the same say.
+    @Test func aPhonesRepeatWithANewKeyIsAnsweredWithTheFirstMessage() async throws {
+        let first = try await say("are you there?")
+        let again = try await say("are you there?")
+        #expect(again == first)
+        #expect(try await store.messageCounts([room]).first?.messages == 1)
+        let other = try await say("are you there?", by: SessionID.random())
+        #expect(other.id == 2, "another session's same words are a new message")
+        let renamed = try await say("are you there?", nick: "Ann_2")
+        #expect(renamed.id == 3, "under another nick it is a new message")
+        let anonymous = try await say("are you there?", by: .some(nil), nick: "jack")
+        let anonymousAgain = try await say("are you there?", by: .some(nil), nick: "jack")
+        #expect(anonymousAgain == anonymous, "an add.php post repeated under the same name is one post")
+        #expect(try await store.messageCounts([room]).first?.messages == 4)
+    }
+
+    @Test func aRepeatAfterTheWindowIsANewMessage() async throws {
+        let clock = TestClock(nowMs: WallClock.nowMs())
+        let store = InMemoryMessageStore(now: clock.read)
+        try await store.open(room)
+        let later = Deadline.after(.seconds(3600))
+        let first = try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "a", commitBy: later)
+        clock.advance(by: MessageRules.repeatWindowMs - 1)
+        #expect(try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "b", commitBy: later)
+            == .repeated(first!.message, author: author))
+        clock.advance(by: 2)
+        #expect(try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "c", commitBy: later)?.message.id == 2)
     }
 
     @Test func aSayWithTooLittleTimeLeftToCommitIsNotStored() async throws {

@@ -3,7 +3,16 @@ cluster while service processes are SIGKILLed and restarted and PostgreSQL and
 the Kafka broker are stopped and started. Afterwards it checks, against
 PostgreSQL, what the protocol promises:
 
-- every `say` answered `<success>` is stored exactly once, under the id it was given;
+- every `say` answered `<success>` is stored exactly once, under the id it was given,
+  also when the client repeats it as a phone does (the same text after a `503` or
+  a cut connection, up to three times, a second apart: stored twice counts as
+  duplicated);
+- every acknowledged message becomes visible through every live gateway (one
+  watcher per gateway follows some rooms through that gateway alone), with the
+  delay from the acknowledgement reported as p50/p99/max;
+- the load is not simply refused: acknowledged posts per second during the
+  fault window reach a floor (`--ack-floor`, default a quarter of the rate
+  acknowledged before the first fault; the issue's target is a half);
 - every poller saw every stored message of the rooms it follows, in order
   (the polling contract: never an id below one it already saw);
 - no `say` answered with an error is stored (the 503 that says "the outcome is
@@ -36,7 +45,9 @@ class Record:
     """Everything the load saw, appended from many threads (list.append is atomic)."""
 
     def __init__(self):
-        self.says = []        # (text, room, gateway, t_start, latency, status, code, id, unknown)
+        # One row per say as the client sees it, its repeats included:
+        # (text, room, gateway, t_start, latency, status, code, id, unknown, attempts, t_answered)
+        self.says = []
         self.others = []      # (kind, gateway, t_start, latency, status, code, unknown)
         self.polls = 0
         self.poll_errors = 0
@@ -44,12 +55,18 @@ class Record:
 
 
 class Poster(threading.Thread):
-    def __init__(self, run, index, gateways, sessions, rooms, interval, stop, record):
+    """Says like a phone on a bad network: a say answered `503` or whose
+    connection was cut is repeated (the same session, room and text, as a new
+    request) up to `retries` times, a second apart; after a cut connection
+    through the next gateway, as a load balancer would."""
+
+    def __init__(self, run, index, gateways, sessions, rooms, interval, stop, record, retries=3):
         super().__init__(daemon=True)
         self.run_tag, self.index = run, index
         self.clients = [Client(g) for g in gateways]
         self.gateways = gateways
         self.sessions, self.rooms, self.interval, self.stop, self.record = sessions, rooms, interval, stop, record
+        self.retries = retries
 
     def run(self):
         rng = random.Random(self.index)
@@ -68,12 +85,50 @@ class Poster(threading.Thread):
             room = rng.choice(self.rooms)
             text = f"{self.run_tag}-{self.index}-{seq}"
             began = time.time()
-            out = self.clients[g].chat(cmd="say", sessionid=session, chatid=room, msg=text)
+            attempts = []
+            while True:
+                out = self.clients[g].chat(cmd="say", sessionid=session, chatid=room, msg=text)
+                attempts.append(out)
+                repeat = out.error is not None or out.status == 503
+                if not repeat or len(attempts) > self.retries or self.stop.is_set():
+                    break
+                time.sleep(1.0)
+                if out.error is not None:
+                    g = (g + 1) % len(self.clients)
             msg_id = success_id_in(out.body) if out.ok else None
             self.record.says.append((text, room, g, began, out.latency, out.status, out.code, msg_id,
-                                     out.outcome_unknown))
+                                     any(a.outcome_unknown for a in attempts), len(attempts), time.time()))
             if out.error:
                 time.sleep(0.2)  # the gateway is away: do not spin
+
+
+class Watcher(threading.Thread):
+    """Follows rooms through one gateway only, often: when each message first
+    became visible through that gateway."""
+
+    def __init__(self, gateway_index, gateway, rooms, interval, stop):
+        super().__init__(daemon=True)
+        self.gateway_index, self.rooms, self.interval, self.stop = gateway_index, rooms, interval, stop
+        self.client = Client(gateway, timeout=5)
+        self.last = {r: 0 for r in rooms}
+        self.first_seen = {}  # (room, id) -> wall time
+
+    def run(self):
+        while not self.stop.is_set():
+            began = time.monotonic()
+            for room in self.rooms:
+                out = self.client.chat(cmd="messages", chatid=room, past=self.last[room], limit=200)
+                if not out.ok:
+                    time.sleep(0.05)
+                    continue
+                now = time.time()
+                for msg_id, _ in message_ids_and_texts(out.body):
+                    if msg_id > self.last[room]:
+                        self.first_seen[(room, msg_id)] = now
+                        self.last[room] = msg_id
+            rest = self.interval - (time.monotonic() - began)
+            if rest > 0:
+                time.sleep(rest)
 
 
 class Poller(threading.Thread):
@@ -249,7 +304,49 @@ def schedule(stack, short):
     return order
 
 
-def analyse(stack, run_tag, record, pollers, faults, timing, args):
+def visibility(acked, watchers, faults, t0=0.0):
+    """Acknowledged → visible through every live gateway, for the says into the
+    watched rooms: per say, the latest of the gateways' first sightings, each
+    counted from the acknowledgement or, for a gateway that was down at some
+    point between the acknowledgement and the sighting, from when it answered
+    again. A message one gateway never showed is counted apart."""
+    down = {}
+    for f in faults.results:
+        if f["target"].startswith("gateway-"):
+            down.setdefault(int(f["target"].split("-")[1]) - 1, []).append((f["stopped"], f["answered"] or float("inf")))
+    watched = {r for w in watchers for r in w.rooms}
+    delays, never, slowest = [], [], []
+    for s in acked:
+        room, msg_id, answered = s[1], s[7], s[10]
+        if room not in watched:
+            continue
+        worst = 0.0
+        for w in watchers:
+            seen = w.first_seen.get((room, msg_id))
+            if seen is None:
+                never.append((w.gateway_index, room, msg_id))
+                worst = None
+                break
+            start = answered
+            for stopped, back in down.get(w.gateway_index, []):
+                if stopped <= seen and back >= answered:  # down for part of the wait: count from its return
+                    start = max(start, back)
+            worst = max(worst, seen - start)
+        if worst is not None:
+            delays.append(worst)
+            slowest.append((round(worst, 3), room, msg_id, round(answered - t0, 3),
+                            [round(w.first_seen[(room, msg_id)] - answered, 3) for w in watchers]))
+
+    def ms(p):
+        return round(percentile(delays, p) * 1000, 1) if delays else None
+    slowest.sort(reverse=True)
+    return {"measured": len(delays), "p50_ms": ms(50), "p99_ms": ms(99), "max_ms": ms(100),
+            "never_visible": len(never), "never_visible_samples": never[:5],
+            # (delay s, room, id, acknowledged at s since the load began, seen through each gateway s after)
+            "slowest_samples": slowest[:8]}
+
+
+def analyse(stack, run_tag, record, pollers, watchers, faults, timing, args):
     rows = stack.sql(f"SELECT room_id, id, text FROM messaging.messages WHERE text LIKE '{run_tag}-%'")
     stored = {}
     for room, msg_id, text in rows:
@@ -294,6 +391,13 @@ def analyse(stack, run_tag, record, pollers, faults, timing, args):
         return round(percentile(ok_lat, p) * 1000, 1) if ok_lat else None
 
     kill_recoveries = [f["recovery_s"] for f in faults.results if f["kind"] == "kill -9"]
+    # The floor: acknowledged in the fault window against what the same load got before the first fault.
+    warm_began, window = timing["warm_began"], timing["fault_window"]
+    warm_acked = sum(1 for s in acked if warm_began <= s[3] < window[0])
+    warm_rate = warm_acked / max(window[0] - warm_began, 1e-9)
+    window_acked = sum(1 for s in acked if window[0] <= s[3] < window[1])
+    window_rate = window_acked / max(window[1] - window[0], 1e-9)
+    retried = [s for s in record.says if s[9] > 1]
     return {
         "run": run_tag, "short": args.short, "target_rate": args.rate,
         "load_seconds": round(timing["load_s"], 1),
@@ -301,6 +405,15 @@ def analyse(stack, run_tag, record, pollers, faults, timing, args):
         "attempted_rate": round(len(record.says) / timing["load_s"], 1),
         "acknowledged": len(acked),
         "acknowledged_rate": round(len(acked) / timing["load_s"], 1),
+        "acknowledged_rate_before_faults": round(warm_rate, 1),
+        "acknowledged_rate_fault_window": round(window_rate, 1),
+        "fault_window_s": round(window[1] - window[0], 1),
+        "fault_window_ack_ratio": round(window_rate / warm_rate, 2) if warm_rate else None,
+        "ack_floor_fraction": args.ack_floor,
+        "below_ack_floor": (window[1] - window[0] >= 1 and window_rate < args.ack_floor * warm_rate) or not acked,
+        "says_repeated": len(retried),
+        "repeated_then_acknowledged": sum(1 for s in retried if s[5] == 200),
+        "visibility": visibility(acked, watchers, faults, t0=timing["warm_began"]),
         "say_latency_ms": {"p50": ms(50), "p99": ms(99), "max": ms(100)},
         "refused": len(refused), "refused_codes": count_codes(refused),
         "outcome_unknown": len(unknown), "outcome_unknown_stored": unknown_stored,
@@ -357,6 +470,20 @@ def main():
     ap.add_argument("--rooms", type=int, default=64)
     ap.add_argument("--pollers", type=int, default=8)
     ap.add_argument("--poll-interval", type=float, default=0.5, help="seconds between two polls of one room by one poller")
+    ap.add_argument("--retries", type=int, default=3,
+                    help="repeats of a say answered 503 or cut off, a second apart, as phones do (0: none)")
+    ap.add_argument("--watched-rooms", type=int, default=8,
+                    help="rooms followed by one watcher per gateway for the visibility figure")
+    ap.add_argument("--watch-interval", type=float, default=0.1, help="seconds between two polls of a watched room")
+    # The issue's target is 0.5 (release build); the default floor only fails a run that acknowledges
+    # little, so a loaded CI machine running the debug build does not fail on the margin.
+    ap.add_argument("--ack-floor", type=float, default=0.25,
+                    help="acknowledged per second in the fault window, at least this fraction of the rate before it")
+    ap.add_argument("--max-visibility-s", type=float, default=10.0,
+                    help="fail when an acknowledged message took longer to be visible through every live gateway")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated fault targets instead of the schedule (e.g. gateway-2,kafka; empty: none)")
+    ap.add_argument("--warmup", type=float, default=None, help="seconds of load before the first fault")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.posters is None:
@@ -389,25 +516,31 @@ def main():
     for i in range(args.pollers):
         followed = [rooms[(i * per // 2 + k) % len(rooms)] for k in range(per)]
         pollers.append(Poller(i, stack.gateways, sorted(set(followed)), args.poll_interval, stop_polls, record))
-    for p in pollers:
+    watchers = [Watcher(g, url, rooms[:args.watched_rooms], args.watch_interval, stop_polls)
+                for g, url in enumerate(stack.gateways)]
+    for p in pollers + watchers:
         p.start()
     time.sleep(1)
-    posters = [Poster(run_tag, i, stack.gateways, sessions, rooms, args.posters / args.rate, stop_posts, record)
+    posters = [Poster(run_tag, i, stack.gateways, sessions, rooms, args.posters / args.rate, stop_posts, record,
+                      retries=args.retries)
                for i in range(args.posters)]
     churn = Churn(stack.gateways, stop_posts, record)
-    load_began = time.monotonic()
+    load_began, warm_began = time.monotonic(), time.time()
     for t in posters + [churn]:
         t.start()
 
     faults = Faults(stack, probe_session, probe_room)
-    warmup = 10 if args.short else 20
+    warmup = args.warmup or (10 if args.short else 20)
     time.sleep(warmup)
     warm = len(record.says)
     print(f"  load running: {warm / warmup:.0f} says/s attempted in the first {warmup}s", flush=True)
-    for target in schedule(stack, args.short):
+    window_began = time.time()
+    targets = schedule(stack, args.short) if args.only is None else [t for t in args.only.split(",") if t]
+    for target in targets:
         down = 4.0 if target in ("postgres", "kafka") else 1.0
         faults.inject(target, down)
         time.sleep(3 if args.short else 5)
+    window_ended = time.time()
     time.sleep(5)
     stop_posts.set()
     for t in posters + [churn]:
@@ -418,13 +551,15 @@ def main():
     heads = {int(r): int(h) for r, h in stack.sql("SELECT room_id, last_id FROM messaging.room_logs")}
 
     def caught_up():
-        return all(p.last[r] >= heads.get(r, 0) for p in pollers for r in p.rooms)
+        return (all(p.last[r] >= heads.get(r, 0) for p in pollers for r in p.rooms)
+                and all(w.last[r] >= heads.get(r, 0) for w in watchers for r in w.rooms))
     poll_until(caught_up, 60, 0.5)
     stop_polls.set()
-    for p in pollers:
+    for p in pollers + watchers:
         p.join(15)
 
-    result = analyse(stack, run_tag, record, pollers, faults, {"load_s": load_s}, args)
+    timing = {"load_s": load_s, "warm_began": warm_began, "fault_window": (window_began, window_ended)}
+    result = analyse(stack, run_tag, record, pollers, watchers, faults, timing, args)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2, default=str)
     bad = [k for k in ("lost", "duplicated", "wrong_id", "refused_but_stored", "poll_misses", "poll_order_violations",
@@ -433,6 +568,13 @@ def main():
         bad.append("outcome_unknown_stored")
     if result["max_kill_recovery_s"] is not None and result["max_kill_recovery_s"] >= 10:
         bad.append("max_kill_recovery_s")
+    if result["below_ack_floor"]:
+        bad.append("below_ack_floor")
+    vis = result["visibility"]
+    if vis["never_visible"]:
+        bad.append("never_visible")
+    if not vis["measured"] or (vis["max_ms"] or 0) > args.max_visibility_s * 1000:
+        bad.append("visibility")
     print(json.dumps({k: v for k, v in result.items() if k not in ("faults", "samples")}, indent=1))
     if bad:
         print("faults: FAILED: " + ", ".join(bad) + "\n" + json.dumps(result["samples"], default=str)[:3000])

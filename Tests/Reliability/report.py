@@ -3,7 +3,6 @@ harness and the hostile-input corpus of the latest run."""
 import argparse
 import json
 import os
-import platform
 import subprocess
 import time
 
@@ -72,8 +71,20 @@ def main():
         w(row("acknowledged (`<success>`)", f"{f['acknowledged']} ({f['acknowledged_rate']} /s)"))
         w(row("say latency of successes p50 / p99 / max (nearest rank)", "%s / %s / %s ms" % (
             f['say_latency_ms']['p50'], f['say_latency_ms']['p99'], f['say_latency_ms']['max'])))
+        if "visibility" in f:
+            v = f["visibility"]
+            w(row("acknowledged in the fault window against the rate before the first fault (target ≥ 0.5; "
+                  "the run fails below %s)" % f["ack_floor_fraction"],
+                  f"**{f.get('fault_window_ack_ratio')}**: {f['acknowledged_rate_fault_window']} /s over "
+                  f"{f['fault_window_s']} s, before it {f['acknowledged_rate_before_faults']} /s"
+                  f"{' — **below the floor**' if f['below_ack_floor'] else ''}"))
+            w(row("says repeated as a phone does (same text after a 503 or a cut connection, up to 3 times, 1 s apart)",
+                  f"{f['says_repeated']}, of which then acknowledged: {f['repeated_then_acknowledged']}"))
+            w(row("**acknowledged → visible through every live gateway** p50 / p99 / max (watchers poll every 0.1 s)",
+                  f"**{v['p50_ms']} / {v['p99_ms']} / {v['max_ms']} ms** over {v['measured']} messages"))
+            w(row("**acknowledged, never visible through a gateway**", f"**{v['never_visible']}**"))
         w(row("**lost** (acknowledged, not in PostgreSQL)", f"**{f['lost']}**"))
-        w(row("**duplicated** (one say stored twice)", f"**{f['duplicated']}**"))
+        w(row("**duplicated** (one say stored twice, its repeats included)", f"**{f['duplicated']}**"))
         w(row("acknowledged under another id than answered", f['wrong_id']))
         w(row("refused with an error", f"{f['refused']} ({', '.join(f'{k}: {v}' for k, v in f['refused_codes'].items()) or 'none'})"))
         w(row("**refused but stored**", f"**{f['refused_but_stored']}**"))
@@ -166,6 +177,15 @@ def notes():
       "(`bounded`), so it could iterate the request body alongside the server's drain of it. Bodies are now "
       "read with `withDeadline`, which returns only once the read has stopped, and `deploy/faults.sh` prints "
       "the last lines of every instance's log when a run fails.")
+    w("- Issue 13: a phone repeats a `say` it got `503` for, or whose connection was cut, as a new request; "
+      "two runs with such a client stored 2 and 16 messages twice. The repeat (same session, room, nick and text "
+      "within 15 s) is now answered with the first message's id (docs/protocol.md, \"say\"), and the posters of "
+      "this harness repeat like phones. A committed message whose event was lost (its instance killed between "
+      "commit and publish) stayed invisible until the room's next message: the event now commits with the message "
+      "in an outbox the relay publishes from (docs/architecture.md, \"The outbox\"), and gateways check the "
+      "committed heads of polled rooms every second, so the last message of a quiet room is not left behind "
+      "through a restarted gateway; the harness reports acknowledged → visible through every live gateway, and "
+      "fails when a run acknowledges less than half as much during the faults as before them.")
     w("- The 500 posts/s target is not reached on 2 cores: the posters are Python threads that each wait "
       "for their answer (128 in the full run), and they, the pollers, the churn, PostgreSQL, the broker and "
       "seven service processes share the two cores; \"posts attempted\" above is what the driver managed to "

@@ -1,12 +1,19 @@
 import GeoChatDomain
+import GeoChatMetrics
+import Metrics
 import Synchronization
 
-/// Where the read model gets a room's history: the messaging service.
+/// Where the read model gets a room's history and committed head: the messaging service.
 protocol MessageHistorySource: Sendable {
     func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory
+    func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead]
 }
 
-extension ServiceClients: MessageHistorySource {}
+extension ServiceClients: MessageHistorySource {
+    func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
+        try await send(ReadHeads(rooms: rooms))
+    }
+}
 
 /// Every room's recent messages, answered from memory. A poll with nothing new
 /// takes one lock and touches neither Kafka nor PostgreSQL.
@@ -22,6 +29,13 @@ final class MessageReadModel: Sendable {
 
     private let state: Mutex<State>
     private let source: any MessageHistorySource
+
+    private static let gaps = LabeledFamily(counter: MetricNames.timelineGaps, label: "cause")
+    private static let fetches = Counter(label: MetricNames.timelineBackfillFetches)
+    private static let fetchFailures = Counter(label: MetricNames.timelineBackfillFailures)
+    private static let headChecks = LabeledFamily(counter: MetricNames.timelineHeadChecks, label: "outcome")
+    /// Rooms per head read (one command each).
+    static let headBatch = 1000
 
     init(
         backend: some MessageHistorySource, capacity: Int = Limits.maxMessageLimit,
@@ -83,7 +97,7 @@ final class MessageReadModel: Sendable {
             return error
         }
         let now = ContinuousClock.now
-        let outcome = state.withLock { state in
+        let outcome = mutate { state in
             state.loads[load] = nil
             return state.timelines.historyLoaded(history, by: load, now: now)
         }
@@ -100,7 +114,7 @@ final class MessageReadModel: Sendable {
 
     /// A message from the event stream.
     func apply(_ message: ChatMessage) {
-        let arrival = state.withLock { $0.timelines.messageArrived(message) }
+        let arrival = mutate { $0.timelines.messageArrived(message) }
         if case .fillGap(let room) = arrival { startGapFill(room) }
     }
 
@@ -110,17 +124,70 @@ final class MessageReadModel: Sendable {
         state.withLock { $0.timelines.remove(rooms, now: now) }
     }
 
+    /// Fills a room's gap from the messaging service until it is closed or the
+    /// room is no longer held; never gives up on its own (`RoomTimelines`).
     private func startGapFill(_ room: RoomID) {
         Task {
-            while case .fetch(let after, let limit) = state.withLock({ $0.timelines.nextGapFetch(room) }) {
-                do {
+            while case .fetch(let after, let limit) = mutate({ $0.timelines.nextGapFetch(room) }) {
+                let delay: Duration
+                do throws(ProtocolError) {
                     let history = try await source.history(room: room, after: after, limit: limit)
-                    state.withLock { $0.timelines.gapFetched(history.messages) }
+                    delay = mutate { state in
+                        state.timelines.gapFetched(history.messages, room: room)
+                        return state.timelines.gapFetchDelay(room)
+                    }
+                } catch where error.code == .noSuchChat {
+                    remove([room])  // removed meanwhile: 404 from now on, and the fill ends
+                    continue
                 } catch {
-                    try? await Task.sleep(for: state.withLock { $0.timelines.gapFetchFailed(room) })
+                    delay = mutate { $0.timelines.gapFetchFailed(room) }
                 }
+                if delay > .zero { try? await Task.sleep(for: delay) }
             }
         }
+    }
+
+    /// Every `interval` until cancelled: the owner's committed heads of the rooms
+    /// polled within `polledWithin`, so a message whose event never came is found
+    /// without waiting for the room's next message.
+    func checkHeads(every interval: Duration = .seconds(1), polledWithin: Duration = .seconds(60)) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            await checkHeadsOnce(polledWithin: polledWithin)
+        }
+    }
+
+    func checkHeadsOnce(polledWithin: Duration = .seconds(60)) async {
+        let since = ContinuousClock.now - polledWithin
+        let rooms = state.withLock { $0.timelines.roomsToCheck(polledSince: since) }
+        guard !rooms.isEmpty else { return }
+        var heads: [RoomHead] = []
+        for start in stride(from: 0, to: rooms.count, by: Self.headBatch) {
+            do {
+                heads += try await source.heads(Array(rooms[start..<min(rooms.count, start + Self.headBatch)]))
+            } catch {
+                Self.headChecks["failed"].increment()
+                return  // the next check asks again
+            }
+        }
+        Self.headChecks["done"].increment()
+        for room in mutate({ $0.timelines.headsRead(heads) }) { startGapFill(room) }
+    }
+
+    /// Changes the timelines and counts what they had to heal.
+    private func mutate<T: Sendable>(_ body: (inout State) -> T) -> T {
+        let (result, before, after) = state.withLock { state in
+            let before = state.timelines.counts
+            let result = body(&state)
+            return (result, before, state.timelines.counts)
+        }
+        guard before != after else { return result }
+        if after.gapsByEvent > before.gapsByEvent { Self.gaps["event"].increment(by: after.gapsByEvent - before.gapsByEvent) }
+        if after.gapsByHead > before.gapsByHead { Self.gaps["head"].increment(by: after.gapsByHead - before.gapsByHead) }
+        if after.overflowed > before.overflowed { Self.gaps["overflow"].increment(by: after.overflowed - before.overflowed) }
+        if after.fetches > before.fetches { Self.fetches.increment(by: after.fetches - before.fetches) }
+        if after.fetchFailures > before.fetchFailures { Self.fetchFailures.increment(by: after.fetchFailures - before.fetchFailures) }
+        return result
     }
 
     /// Drops rooms nobody polled within the idle time, and expired 404 answers.

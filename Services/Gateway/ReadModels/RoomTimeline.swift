@@ -6,10 +6,14 @@ import GeoChatDomain
 /// a gap-free run of ids ending at `head`. Ids are dense per room (the messaging
 /// service allocates them under a row lock), so a message that arrives ahead of
 /// a missing one waits in `pending` until the gap is filled; it is never shown
-/// before the messages below it.
+/// before the messages below it. What is known to exist above the head (from
+/// an event, held or not, or from the owner's committed head) stays a gap until
+/// it is filled: nothing is dropped silently.
 struct RoomTimeline: Sendable {
     /// Every id up to here is known; nothing above it is revealed.
     private(set) var head: MessageID
+    /// The highest id known to be committed (≥ `head`): above the head, a gap to fill.
+    private(set) var known: MessageID
     /// Ascending, gap-free, ending at `head` (empty when the room has no messages).
     private(set) var window: [ChatMessage]
     /// Messages that arrived ahead of a gap, by id.
@@ -17,6 +21,9 @@ struct RoomTimeline: Sendable {
     /// True while `window` holds the room's whole history (it starts at id 1).
     private(set) var holdsWholeHistory: Bool
     let capacity: Int
+    /// Messages that arrived ahead of a gap and were not held (beyond
+    /// `maxPending`); the gap fill brings them (they are above `head`, below `known`).
+    private(set) var overflowed = 0
 
     static let maxPending = 1000
 
@@ -35,9 +42,10 @@ struct RoomTimeline: Sendable {
             window = []
             holdsWholeHistory = history.head == 0
         }
+        known = history.head
     }
 
-    var hasGap: Bool { !pending.isEmpty }
+    var hasGap: Bool { known > head }
 
     enum Read: Equatable {
         case messages(ArraySlice<ChatMessage>)
@@ -58,15 +66,29 @@ struct RoomTimeline: Sendable {
     }
 
     /// Takes a message from the event stream or a backfill. Returns true while a
-    /// gap remains below some pending message (the caller fetches the gap).
+    /// gap remains below a message known to exist (the caller fetches the gap).
     @discardableResult
     mutating func apply(_ message: ChatMessage) -> Bool {
         if message.id == head + 1 {
             append(message)
             while let next = pending.removeValue(forKey: head + 1) { append(next) }
-        } else if message.id > head + 1, pending.count < Self.maxPending {
-            pending[message.id] = message
+        } else if message.id > head + 1 {
+            known = max(known, message.id)
+            if pending.count < Self.maxPending {
+                pending[message.id] = message
+            } else if pending[message.id] == nil {
+                overflowed += 1
+            }
         }
+        known = max(known, head)
+        return hasGap
+    }
+
+    /// The owner's committed head: anything above ours is a gap to fill (a
+    /// message whose event this gateway did not get). Returns `hasGap`.
+    @discardableResult
+    mutating func noteCommitted(head committed: MessageID) -> Bool {
+        known = max(known, committed)
         return hasGap
     }
 

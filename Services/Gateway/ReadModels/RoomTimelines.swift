@@ -9,8 +9,25 @@ import GeoChatDomain
 /// messaging service while the event stream (already positioned before the
 /// load) buffers what arrives meanwhile. A gap in the stream (an event lost or
 /// reordered) is filled from the messaging service before anything above it is
-/// shown (`RoomTimeline`). Rooms nobody polls are dropped after a while.
+/// shown (`RoomTimeline`); a fill goes on, slower after each failure, until the
+/// gap is closed or nobody polls the room any more. A message whose event this
+/// gateway never got (and that no later message reveals) is found by the head
+/// check: the owner's committed heads of the polled rooms, read every second;
+/// a head still above ours at the next check is a gap. Rooms nobody polls are
+/// dropped after a while. Every gap, overflow and fetch is counted (`counts`).
 struct RoomTimelines: Sendable {
+    /// What the read model had to heal, since it started (for metrics).
+    struct Counts: Equatable, Sendable {
+        /// Gaps revealed by a later event (or found when a load ended).
+        var gapsByEvent = 0
+        /// Gaps found by the head check: a message whose event did not come.
+        var gapsByHead = 0
+        /// Messages beyond the pending bound, left to the gap fill.
+        var overflowed = 0
+        var fetches = 0
+        var fetchFailures = 0
+    }
+
     /// One load of a room's history. Numbered, so the outcome of a load the room
     /// no longer waits for (removed meanwhile, then asked for again) is ignored.
     struct Load: Hashable, Sendable {
@@ -30,8 +47,12 @@ struct RoomTimelines: Sendable {
     }
 
     private var rooms: [RoomID: Entry] = [:]
-    /// Rooms whose gap is being filled, with the fetches made so far.
+    /// Rooms whose gap is being filled, with the failed fetches in a row.
     private var gapFills: [RoomID: Int] = [:]
+    /// Committed heads above ours seen at the last head check; still above at
+    /// the next one, they are gaps (not events on their way).
+    private var suspectedHeads: [RoomID: MessageID] = [:]
+    private(set) var counts = Counts()
     /// Rooms removed lately that were not in `rooms`, one sorted list per event
     /// (8 bytes a room: an expiry run removes up to millions). A load that read
     /// the history just before the owners' removal finished checks them.
@@ -44,9 +65,8 @@ struct RoomTimelines: Sendable {
     /// How long an unknown room answers 404 before it is asked about again
     /// (ids are handed out upwards, so it may exist soon).
     let absentMemory: Duration
-    /// Fetches one gap fill makes before it gives up; the next message that
-    /// finds the gap starts another.
-    static let fetchesPerGapFill = 10
+    /// The longest wait between two fetches of a gap fill that keeps failing.
+    static let maxGapFetchDelay: Duration = .seconds(5)
 
     init(
         capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600),
@@ -120,8 +140,11 @@ struct RoomTimelines: Sendable {
         }
         var timeline = RoomTimeline(history: history, capacity: capacity)
         for message in buffer { timeline.apply(message) }
+        counts.overflowed += timeline.overflowed
         rooms[load.room] = .loaded(timeline, lastPolled: now)
-        return .loaded(fillGap: timeline.hasGap && beginGapFill(load.room))
+        let fill = timeline.hasGap && beginGapFill(load.room)
+        if fill { counts.gapsByEvent += 1 }
+        return .loaded(fillGap: fill)
     }
 
     /// The load failed; its waiters get `error`. An unknown room is remembered
@@ -144,9 +167,13 @@ struct RoomTimelines: Sendable {
         switch rooms[message.room] {
         case .loaded(var timeline, let polled)?:
             rooms[message.room] = nil  // the timeline is uniquely referenced while it changes
+            let overflowed = timeline.overflowed
             let gap = timeline.apply(message)
+            counts.overflowed += timeline.overflowed - overflowed
             rooms[message.room] = .loaded(timeline, lastPolled: polled)
-            return gap && beginGapFill(message.room) ? .fillGap(message.room) : .kept
+            guard gap && beginGapFill(message.room) else { return .kept }
+            counts.gapsByEvent += 1
+            return .fillGap(message.room)
         case .loading(let load, var buffer)?:
             rooms[message.room] = nil
             buffer.append(message)
@@ -173,35 +200,89 @@ struct RoomTimelines: Sendable {
         /// Read the room's messages after `after` and hand them to `gapFetched`
         /// (or report `gapFetchFailed`), then ask again.
         case fetch(after: MessageID, limit: Int)
-        /// No gap left, the room is gone, or the fill gave up: the fill is over.
+        /// No gap left, or the room is gone or no longer held: the fill is over.
         case finished
     }
 
     mutating func nextGapFetch(_ room: RoomID) -> GapFetch {
-        guard let made = gapFills[room], made < Self.fetchesPerGapFill,
-            case .loaded(let timeline, _)? = rooms[room], timeline.hasGap
-        else {
+        guard gapFills[room] != nil, case .loaded(let timeline, _)? = rooms[room], timeline.hasGap else {
             gapFills[room] = nil
             return .finished
         }
-        gapFills[room] = made + 1
+        counts.fetches += 1
         return .fetch(after: timeline.head, limit: capacity)
     }
 
-    mutating func gapFetched(_ messages: [ChatMessage]) {
+    /// A fetch's answer. One that moved nothing (the owner's answer ended below
+    /// what is known) counts as a failure for the pace of the next fetch.
+    mutating func gapFetched(_ messages: [ChatMessage], room: RoomID) {
+        let before = head(of: room)
         // The fill is registered, so these start no other one.
         for message in messages { _ = messageArrived(message) }
+        if head(of: room) > before {
+            if gapFills[room] != nil { gapFills[room] = 0 }
+        } else if case .loaded(let timeline, _)? = rooms[room], timeline.hasGap {
+            gapFetchFailed(room)
+        }
     }
 
-    /// How long to wait before the next fetch: longer after each failure.
-    func gapFetchFailed(_ room: RoomID) -> Duration {
-        .milliseconds(100 * (gapFills[room] ?? 1))
+    /// A fetch failed; returns how long to wait before the next: longer after
+    /// each failure in a row, up to `maxGapFetchDelay`.
+    @discardableResult
+    mutating func gapFetchFailed(_ room: RoomID) -> Duration {
+        let failures = (gapFills[room] ?? 0) + 1
+        if gapFills[room] != nil { gapFills[room] = failures }
+        counts.fetchFailures += 1
+        return min(.milliseconds(100 * failures), Self.maxGapFetchDelay)
+    }
+
+    /// How long to wait before the next fetch of a room's fill (zero after progress).
+    func gapFetchDelay(_ room: RoomID) -> Duration {
+        let failures = gapFills[room] ?? 0
+        return failures == 0 ? .zero : min(.milliseconds(100 * failures), Self.maxGapFetchDelay)
     }
 
     private mutating func beginGapFill(_ room: RoomID) -> Bool {
         guard gapFills[room] == nil else { return false }
         gapFills[room] = 0
         return true
+    }
+
+    private func head(of room: RoomID) -> MessageID {
+        if case .loaded(let timeline, _)? = rooms[room] { return timeline.head }
+        return 0
+    }
+
+    // MARK: Head checks
+
+    /// The loaded rooms polled since `polledSince`, whose owner's heads to read.
+    func roomsToCheck(polledSince: ContinuousClock.Instant) -> [RoomID] {
+        rooms.compactMap { room, entry in
+            guard case .loaded(_, let polled) = entry, polled >= polledSince else { return nil }
+            return room
+        }
+    }
+
+    /// The owners' committed heads, as read just now. A head above ours that was
+    /// above it at the previous check too is a message this gateway did not get
+    /// the event of: a gap, filled like any other. Returns the rooms whose fill
+    /// to start.
+    mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
+        var fills: [RoomID] = []
+        var suspected: [RoomID: MessageID] = [:]
+        for reading in heads {
+            guard case .loaded(var timeline, let polled)? = rooms[reading.room], reading.head > timeline.known else { continue }
+            if let earlier = suspectedHeads[reading.room], earlier > timeline.known {
+                rooms[reading.room] = nil  // uniquely referenced while it changes
+                timeline.noteCommitted(head: earlier)
+                rooms[reading.room] = .loaded(timeline, lastPolled: polled)
+                counts.gapsByHead += 1
+                if beginGapFill(reading.room) { fills.append(reading.room) }
+            }
+            suspected[reading.room] = reading.head
+        }
+        suspectedHeads = suspected
+        return fills
     }
 
     // MARK: Eviction

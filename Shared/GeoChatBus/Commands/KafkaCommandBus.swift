@@ -64,6 +64,14 @@ public final class KafkaCommandBus: CommandBus {
         do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
             throw .notSent("encode: \(error)")
         }
+        // A reply sent before this instance reads its reply topic is lost, and
+        // the request would wait its whole deadline for it (a gateway restarted
+        // under load answered its first polls 503 after 3 s): until the reply
+        // path works, wait for it, and send nothing if it does not come in time.
+        while !isReady {
+            guard deadline.remaining() > .milliseconds(50) else { throw .notSent("the reply path is not ready yet") }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         let waiter = ReplyWaiter(deadline: started + deadline.remaining())
         waiting.withLock { $0[correlationID] = waiter }
         // Sending runs beside the wait, so the deadline bounds the whole request

@@ -7,6 +7,9 @@ import Synchronization
 public protocol EventPublisher: Sendable {
     /// Returns once the event is durable on the broker.
     func publish<Event: WireEvent>(_ event: Event) async throws
+    /// Hands the event to the producer now, without waiting: events enqueued one
+    /// after another keep their order. `wait()` on the answer ends once it is durable.
+    func enqueue<Event: WireEvent>(_ event: Event) -> RecordDelivery
 }
 
 public struct KafkaEventPublisher: EventPublisher {
@@ -15,9 +18,14 @@ public struct KafkaEventPublisher: EventPublisher {
     public init(sender: any RecordSender) { self.sender = sender }
 
     public func publish<Event: WireEvent>(_ event: Event) async throws {
+        try await enqueue(event).wait()
+    }
+
+    public func enqueue<Event: WireEvent>(_ event: Event) -> RecordDelivery {
         let envelope = EventEnvelope(schema: Event.schema, atMs: WallClock.nowMs(), event: event)
-        try await sender.send(
-            topic: Event.topic, key: event.partitionKey, value: Array(try JSONEncoder().encode(envelope)), partition: nil)
+        let value: [UInt8]
+        do { value = Array(try JSONEncoder().encode(envelope)) } catch { return .completed(error) }
+        return sender.enqueue(topic: Event.topic, key: event.partitionKey, value: value, partition: nil)
     }
 }
 
@@ -31,10 +39,17 @@ public final class RecordedEvents: EventPublisher {
     public init() {}
 
     public func publish<Event: WireEvent>(_ event: Event) async throws {
-        try state.withLock { state in
-            if state.refusing { throw Refused() }
+        try await enqueue(event).wait()
+    }
+
+    /// Recorded (or refused) at once, in call order.
+    public func enqueue<Event: WireEvent>(_ event: Event) -> RecordDelivery {
+        let refused = state.withLock { state -> Bool in
+            if state.refusing { return true }
             state.events.append(event)
+            return false
         }
+        return .completed(refused ? Refused() : nil)
     }
 
     /// Makes every publish fail (true) or succeed again (false).

@@ -82,23 +82,32 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     /// Sends one record and waits for the broker's answer. A full local queue
     /// is waited out (the poll thread drains it) for up to about 100 ms.
     func send(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) async -> DeliveryOutcome {
-        let outcome: rd_kafka_resp_err_t = await withCheckedContinuation { continuation in
-            var queueFullRetries = 0
-            while true {
-                let completion = DeliveryCompletion { continuation.resume(returning: $0) }
-                let err = produce(topic: topic, partition: partition, key: key, value: value, completion: completion)
-                if err == RD_KAFKA_RESP_ERR_NO_ERROR { return }
-                if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
-                    queueFullRetries += 1
-                    usleep(1000)
-                    continue
-                }
-                continuation.resume(returning: err)
-                return
+        await enqueue(topic: topic, partition: partition, key: key, value: value).outcome()
+    }
+
+    /// Hands the record to librdkafka now, so records enqueued one after another
+    /// keep their order (the idempotent producer keeps it on the wire), and
+    /// answers a ticket that completes with the broker's answer.
+    func enqueue(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) -> DeliveryTicket {
+        let ticket = DeliveryTicket()
+        var queueFullRetries = 0
+        while true {
+            let completion = DeliveryCompletion { [self] err in ticket.complete(outcome(err)) }
+            let err = produce(topic: topic, partition: partition, key: key, value: value, completion: completion)
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR { return ticket }
+            if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
+                queueFullRetries += 1
+                usleep(1000)
+                continue
             }
+            ticket.complete(outcome(err))
+            return ticket
         }
-        guard outcome != RD_KAFKA_RESP_ERR_NO_ERROR else { return .delivered }
-        return .failed(outcome.message, needsFreshProducer: fatalError != nil || Self.needsFreshProducer(outcome))
+    }
+
+    private func outcome(_ err: rd_kafka_resp_err_t) -> DeliveryOutcome {
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return .delivered }
+        return .failed(err.message, needsFreshProducer: fatalError != nil || Self.needsFreshProducer(err))
     }
 
     /// Errors after which this producer's idempotence state is useless: a broker
@@ -143,6 +152,42 @@ enum DeliveryOutcome: Sendable, Equatable {
     case delivered
     /// Refused or timed out; `needsFreshProducer`: this handle cannot recover by itself.
     case failed(String, needsFreshProducer: Bool)
+}
+
+/// One enqueued record's delivery: completed once, from librdkafka's poll
+/// thread (or at once when the record could not be enqueued); awaited by any
+/// number of waiters, before or after it completed.
+final class DeliveryTicket: Sendable {
+    private enum State {
+        case pending([CheckedContinuation<DeliveryOutcome, Never>])
+        case done(DeliveryOutcome)
+    }
+
+    private let state = Mutex<State>(.pending([]))
+
+    func complete(_ outcome: DeliveryOutcome) {
+        let waiters = state.withLock { state -> [CheckedContinuation<DeliveryOutcome, Never>] in
+            guard case .pending(let waiters) = state else { return [] }
+            state = .done(outcome)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    func outcome() async -> DeliveryOutcome {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> DeliveryOutcome? in
+                switch state {
+                case .done(let outcome): return outcome
+                case .pending(var waiters):
+                    waiters.append(continuation)
+                    state = .pending(waiters)
+                    return nil
+                }
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
 }
 
 /// Carries a delivery result from librdkafka's poll thread back into Swift.
