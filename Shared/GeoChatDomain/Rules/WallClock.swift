@@ -4,7 +4,9 @@ import Foundation
 public enum WallClock {
     public static func nowMs() -> Int64 { milliseconds(Date()) }
 
-    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// Rounded down, as PostgreSQL's `to_char` and the protocol's whole seconds are:
+    /// 27.9996 s is 27.999 s, never 28.000 (a timestamp would change its second).
+    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
     public static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }
