@@ -150,7 +150,9 @@ final class MessageReadModel: Sendable {
     /// Every `interval` until cancelled: the owner's committed heads of the rooms
     /// polled within `polledWithin`, so a message whose event never came is found
     /// without waiting for the room's next message.
-    func checkHeads(every interval: Duration = .seconds(1), polledWithin: Duration = .seconds(60)) async {
+    /// Every 5 s: a backstop (the outbox announces every committed message within
+    /// seconds), and its cost is per gateway and polled room (docs/capacity.md).
+    func checkHeads(every interval: Duration = .seconds(5), polledWithin: Duration = .seconds(60)) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             await checkHeadsOnce(polledWithin: polledWithin)
