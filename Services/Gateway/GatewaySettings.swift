@@ -19,6 +19,8 @@ struct GatewaySettings: Sendable {
     var idleTimeout: Duration
     /// A POST body must have arrived within this time.
     var bodyTimeout: Duration
+    /// Id ranges the room index loads side by side at start.
+    var indexLoadRanges: Int
 
     /// A participant is listed while it showed a sign of life within this time.
     var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
@@ -39,5 +41,6 @@ struct GatewaySettings: Sendable {
         rateLimits = try RateLimitSettings(configuration)
         idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
         bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
+        indexLoadRanges = min(max(try configuration.int("index.load.ranges", default: 4), 1), 64)
     }
 }

@@ -68,12 +68,15 @@ final class InMemoryRoomStore: RoomStore {
 
     func find(_ id: RoomID) async throws -> RoomInfo? { state.withLock { $0.rooms[id]?.info } }
 
-    func page(after: RoomID, limit: Int) async throws -> [IndexedRoom] {
+    func page(after: RoomID, before: RoomID?, limit: Int) async throws -> [IndexedRoom] {
         state.withLock { state in
-            state.rooms.values.filter { $0.info.id > after }.sorted { $0.info.id < $1.info.id }.prefix(limit)
+            state.rooms.values.filter { $0.info.id > after && $0.info.id < (before ?? .max) }
+                .sorted { $0.info.id < $1.info.id }.prefix(limit)
                 .map { IndexedRoom(room: $0.info, visitedAtMs: $0.lastVisitedMs) }
         }
     }
+
+    func highestID() async throws -> RoomID { state.withLock { $0.rooms.keys.max() ?? 0 } }
 
     func lobby() async throws -> RoomInfo? {
         state.withLock { $0.rooms.values.filter(\.isLobby).min { $0.info.id < $1.info.id }?.info }

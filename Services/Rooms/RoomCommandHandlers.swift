@@ -17,8 +17,10 @@ struct RoomCommandHandlers: Sendable {
             return room
         }
         handlers.on(ListRoomsPage.self) { command, _ in
-            try await store.page(after: command.after, limit: min(max(command.limit, 1), ListRoomsPage.maxLimit))
+            try await store.page(
+                after: command.after, before: command.before, limit: min(max(command.limit, 1), ListRoomsPage.maxLimit))
         }
+        handlers.on(HighestRoomID.self) { _, _ in try await store.highestID() }
         handlers.on(LocateLobby.self) { _, _ in
             guard let room = try await store.lobby() else { throw ProtocolError.noSuchChat }
             return room

@@ -11,8 +11,11 @@ protocol RoomStore: Sendable {
     /// Rooms in the box and zoom range, most recently visited first, at most `query.cap`.
     func region(_ query: RegionQuery) async throws -> [RoomInfo]
     func find(_ id: RoomID) async throws -> RoomInfo?
-    /// Every room with an id above `after`, ascending, at most `limit`, with its last visit (gateways' index load).
-    func page(after: RoomID, limit: Int) async throws -> [IndexedRoom]
+    /// Every room with an id above `after` and below `before` (nil: no bound),
+    /// ascending, at most `limit`, with its last visit (gateways' index load).
+    func page(after: RoomID, before: RoomID?, limit: Int) async throws -> [IndexedRoom]
+    /// The highest room id stored, 0 for none.
+    func highestID() async throws -> RoomID
     func lobby() async throws -> RoomInfo?
     /// Joins and counts a visit and a sign of life; false when there is no such
     /// room. A known member takes `nick` only when `nickVersion` is at least the

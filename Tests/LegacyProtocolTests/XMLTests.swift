@@ -28,6 +28,31 @@ final class XMLTests: XCTestCase {
         }
     }
 
+    func testRoomsDocumentIsExactlyTheContractsText() {
+        let rooms = [
+            RoomInfo(id: 5, position: MercatorPoint(x: 0.8, y: 0.42)!, zoom: ZoomLevel(8)!, topic: "a<b & 'c'\r"),
+            RoomInfo(id: 1_234_567_890_123, position: MercatorPoint(x: 1.25e-10, y: 1)!, zoom: ZoomLevel(0)!, topic: "Zürich ☕"),
+            RoomInfo(id: 7, position: MercatorPoint(x: 0, y: 0.30000000000000004)!, zoom: ZoomLevel(17)!, topic: ""),
+        ]
+        XCTAssertEqual(
+            LegacyXML.rooms(rooms),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<chats>\n"
+                + "<chat><id>5</id><longitude>0.8</longitude><latitude>0.42</latitude><z>8</z><topic>a&lt;b &amp; &apos;c&apos;&#13;</topic></chat>\n"
+                + "<chat><id>1234567890123</id><longitude>0.000000000125</longitude><latitude>1</latitude><z>0</z><topic>Zürich ☕</topic></chat>\n"
+                + "<chat><id>7</id><longitude>0</longitude><latitude>0.30000000000000004</latitude><z>17</z><topic></topic></chat>\n"
+                + "</chats>\n")
+        XCTAssertEqual(LegacyXML.rooms([]), "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<chats>\n</chats>\n")
+        XCTAssertEqual(LegacyXML.room(rooms[0]), LegacyXML.declaration + "<chat><id>5</id><longitude>0.8</longitude><latitude>0.42</latitude><z>8</z><topic>a&lt;b &amp; &apos;c&apos;&#13;</topic></chat>\n")
+    }
+
+    func testDecimalDigitsAreIntegersText() {
+        for value: Int64 in [0, 1, 9, 10, 99, 1_000_000, 1_234_567_890_123, .max, .min, -1, -42] {
+            var out: [UInt8] = []
+            LegacyXML.appendDecimal(value, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), String(value))
+        }
+    }
+
     func testUTCTimestamp() {
         XCTAssertEqual(UTCTimestamp.format(millisecondsSince1970: 0), "1970-01-01 00:00:00")
         XCTAssertEqual(UTCTimestamp.format(millisecondsSince1970: 1_795_392_000_999), "2026-11-23 00:00:00")

@@ -39,8 +39,11 @@ import Testing
         try await Task.sleep(for: .milliseconds(5))
         #expect(try await store.join(room.id, session: alice, nick: "zed", nickVersion: 1))
         #expect(try await store.region(RegionQuery(box: box, zooms: 8...8, cap: 1)).map(\.id) == [room.id], "newest visit wins the cap")
-        #expect(try await store.page(after: 0, limit: 10).map(\.room.id) == [lobby.id, room.id, other.id])
-        let paged = try await store.page(after: lobby.id, limit: 1)
+        #expect(try await store.page(after: 0, before: nil, limit: 10).map(\.room.id) == [lobby.id, room.id, other.id])
+        #expect(try await store.page(after: 0, before: other.id, limit: 10).map(\.room.id) == [lobby.id, room.id])
+        #expect(try await store.page(after: room.id, before: other.id, limit: 10).isEmpty, "both bounds are exclusive")
+        #expect(try await store.highestID() == other.id)
+        let paged = try await store.page(after: lobby.id, before: nil, limit: 1)
         #expect(paged.map(\.room) == [room])
         #expect(abs(paged[0].visitedAtMs - WallClock.nowMs()) < 60_000, "a page carries the last visit")
 

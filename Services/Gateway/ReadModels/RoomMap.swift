@@ -78,31 +78,64 @@ final class RoomMap: Sendable {
         }
     }
 
-    /// Loads every room, page by page, retrying a page until the rooms service
-    /// answers. Start it once the event feed reads (its position fixed first):
-    /// an event after that is seen, one before is in the pages.
-    func loadAll(from backend: ServiceClients, logger: Logger) async {
+    /// Loads every room, page by page, in `ranges` id ranges side by side (so
+    /// several rooms service instances, or cores, share the work), retrying a
+    /// page until the rooms service answers. Start it once the event feed reads
+    /// (its position fixed first): an event after that is seen, one before is
+    /// in the pages; a room above the highest id read at the start was created
+    /// after it, so its `created` event is seen.
+    func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
         let started = ContinuousClock.now
-        var after: RoomID = 0
-        var failures = 0
-        while !Task.isCancelled {
-            do throws(ProtocolError) {
-                let page = try await backend.send(ListRoomsPage(after: after, limit: Self.pageSize))
-                load(page)
-                guard let last = page.last, page.count == Self.pageSize else { break }
-                after = last.room.id
-            } catch {
-                failures += 1
-                if failures == 1 || failures % 20 == 0 {
-                    logger.warning("room index load waits for the rooms service", metadata: ["error": "\(error.code)", "after": "\(after)"])
-                }
-                try? await Task.sleep(for: .milliseconds(min(100 * failures, 1000)))
+        guard let highest = await untilAnswered(logger, { () async throws(ProtocolError) in
+            try await backend.send(HighestRoomID())
+        }) else { return }
+        let width = max(highest / RoomID(max(ranges, 1)) + 1, 1)
+        await withTaskGroup(of: Void.self) { group in
+            var lower: RoomID = 0
+            while lower < highest {
+                let (after, upper) = (lower, lower + width)
+                // The last range has no upper bound: nothing is missed if ids grew meanwhile.
+                let before: RoomID? = upper >= highest ? nil : upper + 1
+                group.addTask { await self.load(from: backend, after: after, before: before, logger: logger) }
+                lower = upper
             }
         }
         guard !Task.isCancelled else { return }
         finishLoading()
         logger.info(
             "room index loaded",
-            metadata: ["rooms": "\(count)", "seconds": "\((ContinuousClock.now - started).components.seconds)"])
+            metadata: ["rooms": "\(count)", "ranges": "\(ranges)",
+                       "seconds": "\((ContinuousClock.now - started).components.seconds)"])
+    }
+
+    /// The rooms with ids above `after` and below `before`, page by page.
+    private func load(from backend: ServiceClients, after first: RoomID, before: RoomID?, logger: Logger) async {
+        var after = first
+        while let page = await untilAnswered(logger, { () async throws(ProtocolError) in
+            try await backend.send(ListRoomsPage(after: after, before: before, limit: Self.pageSize))
+        }) {
+            load(page)
+            guard let last = page.last, page.count == Self.pageSize else { return }
+            after = last.room.id
+        }
+    }
+
+    /// The answer, asked again until there is one; nil when the task is cancelled.
+    private func untilAnswered<Answer>(
+        _ logger: Logger, _ ask: () async throws(ProtocolError) -> Answer
+    ) async -> Answer? {
+        var failures = 0
+        while !Task.isCancelled {
+            do throws(ProtocolError) {
+                return try await ask()
+            } catch {
+                failures += 1
+                if failures == 1 || failures % 20 == 0 {
+                    logger.warning("room index load waits for the rooms service", metadata: ["error": "\(error.code)"])
+                }
+                try? await Task.sleep(for: .milliseconds(min(100 * failures, 1000)))
+            }
+        }
+        return nil
     }
 }

@@ -161,21 +161,36 @@ public struct RemoveRoom: RoomsWireCommand {
 }
 
 /// Gateways load their room index page by page at start: every room with an
-/// id above `after`, ascending, at most `limit` (capped at `maxLimit`), with its
-/// last visit. Reads in any order, so no key.
+/// id above `after` and below `before` (none: no upper bound), ascending, at
+/// most `limit` (capped at `maxLimit`), with its last visit. A gateway pages
+/// through several id ranges side by side (`HighestRoomID` tells how far).
+/// Reads in any order, so no key.
 public struct ListRoomsPage: RoomsWireCommand {
     public typealias Reply = [IndexedRoom]
     public static let name = "roomsPage"
     /// A page stays far below the broker's message size (~130 bytes a room in JSON).
     public static let maxLimit = 4000
     public var after: RoomID
+    public var before: RoomID?
     public var limit: Int
     public var partitionKey: String? { nil }
 
-    public init(after: RoomID, limit: Int) {
+    public init(after: RoomID, before: RoomID? = nil, limit: Int) {
         self.after = after
+        self.before = before
         self.limit = limit
     }
+}
+
+/// The highest room id stored (0 for none): the end of the id ranges a
+/// gateway's index load pages through. Rooms created after it was read arrive
+/// as events. Reads in any order, so no key.
+public struct HighestRoomID: RoomsWireCommand {
+    public typealias Reply = RoomID
+    public static let name = "highestRoomID"
+    public var partitionKey: String? { nil }
+
+    public init() {}
 }
 
 /// A session's new nick in every room it is a member of, before the rename is

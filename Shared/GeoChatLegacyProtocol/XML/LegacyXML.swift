@@ -23,16 +23,57 @@ public enum LegacyXML {
         declaration + roomElement(room) + "\n"
     }
 
+    /// Written as bytes into one buffer: an answer holds up to 500 rooms, and a
+    /// string per piece was most of the cost of a `chats` (docs/benchmarks.md).
     public static func rooms(_ rooms: [RoomInfo]) -> String {
-        var out = declaration + "<chats>\n"
-        for room in rooms { out += roomElement(room) + "\n" }
-        return out + "</chats>\n"
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + rooms.count * 160)
+        out.append(contentsOf: declaration.utf8)
+        out.append(contentsOf: "<chats>\n".utf8)
+        for room in rooms {
+            appendRoomElement(room, to: &out)
+            out.append(UInt8(ascii: "\n"))
+        }
+        out.append(contentsOf: "</chats>\n".utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func roomElement(_ room: RoomInfo) -> String {
-        "<chat><id>" + String(room.id) + "</id><longitude>" + PlainDecimal.format(room.position.x)
-            + "</longitude><latitude>" + PlainDecimal.format(room.position.y) + "</latitude><z>"
-            + String(room.zoom.value) + "</z><topic>" + XMLEscaping.escape(room.topic) + "</topic></chat>"
+        var out: [UInt8] = []
+        appendRoomElement(room, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendRoomElement(_ room: RoomInfo, to out: inout [UInt8]) {
+        out.append(contentsOf: "<chat><id>".utf8)
+        appendDecimal(room.id, to: &out)
+        out.append(contentsOf: "</id><longitude>".utf8)
+        out.append(contentsOf: PlainDecimal.format(room.position.x).utf8)
+        out.append(contentsOf: "</longitude><latitude>".utf8)
+        out.append(contentsOf: PlainDecimal.format(room.position.y).utf8)
+        out.append(contentsOf: "</latitude><z>".utf8)
+        appendDecimal(Int64(room.zoom.value), to: &out)
+        out.append(contentsOf: "</z><topic>".utf8)
+        out.append(contentsOf: XMLEscaping.escape(room.topic).utf8)
+        out.append(contentsOf: "</topic></chat>".utf8)
+    }
+
+    /// The digits of `value`, without a `String` in between.
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64) = (0, 0)  // 20 digits at most, 16 a word, the last first
+        var count = 0
+        repeat {
+            let digit = UInt64(magnitude % 10)
+            if count < 16 { digits.0 |= digit << (4 * count) } else { digits.1 |= digit << (4 * (count - 16)) }
+            magnitude /= 10
+            count += 1
+        } while magnitude > 0
+        for position in stride(from: count - 1, through: 0, by: -1) {
+            let digit = position < 16 ? (digits.0 >> (4 * position)) & 0xF : (digits.1 >> (4 * (position - 16))) & 0xF
+            out.append(UInt8(ascii: "0") + UInt8(digit))
+        }
     }
 
     public static func messages(room: RoomID, _ messages: some Collection<ChatMessage>) -> String {

@@ -4,10 +4,21 @@ import GeoChatDomain
 public enum PlainDecimal {
     public static func format(_ value: Double) -> String {
         if value == 0 { return "0" }  // also -0
-        var text = "\(value)"  // Swift prints the shortest round-tripping digits
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) else { return text }
-        return expand(mantissa: String(text[..<e]), exponent: Int(text[text.index(after: e)...])!)
+        var text = value.description  // Swift prints the shortest round-tripping digits
+        // Bytes, not Characters: a `chats` answer formats a thousand coordinates.
+        var exponent: Int?
+        var last: UInt8 = 0, beforeLast: UInt8 = 0
+        text.withUTF8 { bytes in
+            exponent = bytes.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            if bytes.count >= 2 { (beforeLast, last) = (bytes[bytes.count - 2], bytes[bytes.count - 1]) }
+        }
+        if let exponent {
+            let utf8 = text.utf8
+            let e = utf8.index(utf8.startIndex, offsetBy: exponent)
+            return expand(mantissa: String(text[..<e]), exponent: Int(text[text.index(after: e)...])!)
+        }
+        if beforeLast == UInt8(ascii: "."), last == UInt8(ascii: "0") { text.removeLast(2) }
+        return text
     }
 
     /// "1.25", -7  ->  "0.000000125";  "1.5", 20 -> "150000000000000000000".
