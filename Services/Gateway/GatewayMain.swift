@@ -26,7 +26,9 @@ struct GatewayMain {
         host.runs("event feed") { await feed.run() }
         // The feed's positions are fixed before components run: the load cannot miss an event.
         host.runs("room index") { [logger = host.logger] in
-            await gateway.rooms.loadAll(from: gateway.services, ranges: settings.indexLoadRanges, logger: logger)
+            // No client waits on a page: a slow one is waited for rather than asked again.
+            let loading = ServiceClients(bus: gateway.services.bus, timeout: max(settings.requestTimeout, .seconds(30)))
+            await gateway.rooms.loadAll(from: loading, ranges: settings.indexLoadRanges, logger: logger)
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         }
         host.readyWhen { gateway.rooms.isLoaded }

@@ -57,8 +57,11 @@ struct RoomCommandHandlers: Sendable {
         let topic = try ChatText.validate(command.topic, length: Limits.topicLength).get(field: "topic")
         let (room, isNew) = try await store.create(
             session: command.session, position: command.position, zoom: command.zoom, topic: topic)
+        // A repeat announces the room again: the first announcement may have been
+        // lost between the commit and the broker (the phone then saw a 503 and
+        // repeats). Readers add a room once, so a second `created` changes nothing.
+        try await events.publish(RoomEvent.created(room))
         if isNew {
-            try await events.publish(RoomEvent.created(room))
             logger.info(
                 "room created", metadata: ["room": "\(room.id)", "session": "\(command.session)", "z": "\(command.zoom.value)"])
         }
@@ -70,7 +73,17 @@ struct RoomCommandHandlers: Sendable {
         else {
             throw ProtocolError.noSuchChat
         }
-        try await events.publish(RoomEvent.joined(room: command.room, session: command.session, nick: command.nick))
+        // Not awaited: the membership is committed, which is what `participants`
+        // reads; the event only moves the room's last visit in gateways' indexes
+        // (a refusal is counted in geochat_kafka_produce_errors_total, and the
+        // next visit or message moves it). Waiting for the broker was most of a
+        // join, and every `say` waits for its join (read-your-writes).
+        let delivery = events.enqueue(RoomEvent.joined(room: command.room, session: command.session, nick: command.nick))
+        Task { [logger] in
+            do { try await delivery.wait() } catch {
+                logger.warning("joined event not published", metadata: ["room": "\(command.room)", "error": "\(error)"])
+            }
+        }
         return Done()
     }
 
