@@ -152,16 +152,29 @@ final class MessageReadModel: Sendable {
     /// without waiting for the room's next message.
     /// Every 5 s: a backstop (the outbox announces every committed message within
     /// seconds), and its cost is per gateway and polled room (docs/capacity.md).
-    func checkHeads(every interval: Duration = .seconds(5), polledWithin: Duration = .seconds(60)) async {
+    /// A head found above a timeline's is read again `confirmAfter` later, for
+    /// those rooms alone, not at the next round: a lost event then costs about
+    /// one round plus a second, not two rounds (the release fault run saw 13.5 s
+    /// after a broker restart that lost acknowledged events; docs/reliability.md).
+    func checkHeads(
+        every interval: Duration = .seconds(5), confirmAfter: Duration = .seconds(1), polledWithin: Duration = .seconds(60)
+    ) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             await checkHeadsOnce(polledWithin: polledWithin)
+            guard state.withLock({ !$0.timelines.suspectedRooms.isEmpty }) else { continue }
+            try? await Task.sleep(for: confirmAfter)
+            await checkHeadsOnce(onlySuspected: true)
         }
     }
 
-    func checkHeadsOnce(polledWithin: Duration = .seconds(60)) async {
+    /// Reads the owner's heads of the rooms polled within `polledWithin`, or
+    /// of those suspected at the previous reading only.
+    func checkHeadsOnce(polledWithin: Duration = .seconds(60), onlySuspected: Bool = false) async {
         let since = ContinuousClock.now - polledWithin
-        let rooms = state.withLock { $0.timelines.roomsToCheck(polledSince: since) }
+        let rooms = state.withLock {
+            onlySuspected ? $0.timelines.suspectedRooms : $0.timelines.roomsToCheck(polledSince: since)
+        }
         guard !rooms.isEmpty else { return }
         var heads: [RoomHead] = []
         for start in stride(from: 0, to: rooms.count, by: Self.headBatch) {

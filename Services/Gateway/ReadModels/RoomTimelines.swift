@@ -267,6 +267,10 @@ struct RoomTimelines: Sendable {
     /// above it at the previous check too is a message this gateway did not get
     /// the event of: a gap, filled like any other. Returns the rooms whose fill
     /// to start.
+    /// Rooms whose owner's head was above the timeline's at the latest reading:
+    /// a second reading of these alone confirms or clears them.
+    var suspectedRooms: [RoomID] { suspectedHeads.keys.sorted() }
+
     mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
         var fills: [RoomID] = []
         var suspected: [RoomID: MessageID] = [:]
