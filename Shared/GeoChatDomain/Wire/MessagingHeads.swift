@@ -16,6 +16,9 @@ public struct ReadHeads: MessagingWireCommand {
     public init(rooms: [RoomID]) { self.rooms = rooms }
 }
 
+/// On the wire a pair `[room, head]`, not an object: a gateway reads the heads
+/// of every room it serves every few seconds, and the keys were half of the
+/// bytes an idle phone cost Kafka (docs/capacity.md).
 public struct RoomHead: Codable, Sendable, Equatable {
     public var room: RoomID
     public var head: MessageID
@@ -23,5 +26,20 @@ public struct RoomHead: Codable, Sendable, Equatable {
     public init(room: RoomID, head: MessageID) {
         self.room = room
         self.head = head
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var pair = try decoder.unkeyedContainer()
+        room = try pair.decode(RoomID.self)
+        head = try pair.decode(MessageID.self)
+        guard pair.isAtEnd else {
+            throw DecodingError.dataCorruptedError(in: pair, debugDescription: "a room head is [room, head]")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var pair = encoder.unkeyedContainer()
+        try pair.encode(room)
+        try pair.encode(head)
     }
 }
