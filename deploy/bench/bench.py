@@ -191,6 +191,18 @@ def fresh_broker(stack, timeout=120):
 
 # ---------------------------------------------------------------- scenarios
 
+def alternate_with_hello(hello_url, gateway, paths, args, kind, label):
+    """`args.rounds` rounds of wrk against hello world (the same query strings on
+    `/hello`) and against the gateway, alternating: {"hello": [...], kind: [...]}."""
+    hellos = [p.replace("/chat.php", "/hello") for p in paths]
+    rounds = {"hello": [], kind: []}
+    for _ in range(args.rounds):
+        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
+        rounds[kind].append(wrk(gateway, paths, args.seconds, args.connections))
+        log(f"{label}: hello {rounds['hello'][-1]['rps']:.0f}/s, {kind} {rounds[kind][-1]['rps']:.0f}/s")
+    return rounds
+
+
 def scenario_idle(stack, hello_url, args, results):
     """Idle polls (`messages` with past = the latest id) next to a hello-world server, alternating."""
     gateway = stack.gateways[0]
@@ -211,12 +223,7 @@ def scenario_idle(stack, hello_url, args, results):
     polls = [q(cmd="messages", chatid=rooms[i % len(rooms)][0], past=rooms[i % len(rooms)][1], sessionid=phone)
              for i, phone in enumerate(phones)]
     results["idle_phones"] = len(phones)
-    hellos = [p.replace("/chat.php", "/hello") for p in polls]
-    rounds = {"hello": [], "poll": []}
-    for _ in range(args.rounds):
-        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
-        rounds["poll"].append(wrk(gateway, polls, args.seconds, args.connections))
-        log(f"idle round: hello {rounds['hello'][-1]['rps']:.0f}/s, poll {rounds['poll'][-1]['rps']:.0f}/s")
+    rounds = alternate_with_hello(hello_url, gateway, polls, args, "poll", "idle round")
     for kind in rounds:
         runs = rounds[kind]
         # The median round: hello world's rate swings by a third between rounds here.
@@ -519,12 +526,7 @@ def scenario_chats(stack, hello_url, args, results):
     ensure_million_rooms(stack, 10_000)
     results["chats_10k_ready_s"], _ = restart_gateways_timed(stack)
     paths = region_paths(stack, 20000)
-    hellos = [p.replace("/chat.php", "/hello") for p in paths]
-    rounds = {"hello": [], "chats": []}
-    for _ in range(args.rounds):
-        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
-        rounds["chats"].append(wrk(gateway, paths, args.seconds, args.connections))
-        log(f"chats round (10k rooms): hello {rounds['hello'][-1]['rps']:.0f}/s, chats {rounds['chats'][-1]['rps']:.0f}/s")
+    rounds = alternate_with_hello(hello_url, gateway, paths, args, "chats", "chats round (10k rooms)")
     for kind in rounds:
         results[f"chats_10k_{kind}_rps"] = statistics.median(r["rps"] for r in rounds[kind])
         results[f"chats_10k_{kind}_rounds"] = ", ".join(f"{r['rps']:.0f}" for r in rounds[kind])
