@@ -479,6 +479,13 @@ def main():
     # little, so a loaded CI machine running the debug build does not fail on the margin.
     ap.add_argument("--ack-floor", type=float, default=0.25,
                     help="acknowledged per second in the fault window, at least this fraction of the rate before it")
+    # A killed messaging instance's partitions move only after the group's session timeout (4 s
+    # here), a rebalance and the new instance's start (a few seconds on Tansu); the probe's two
+    # says (one per gateway) may each wait a whole request deadline (3 s) meanwhile: up to about
+    # 4 + 3 + 2 x 3 = 13 s is expected, not a failure. Seen: 4.9-5.7 s in most runs, 9.6-14.3 s
+    # now and then (the release run in docs/reliability.md, a fresh-clone short run at 10.7 s).
+    ap.add_argument("--max-recovery-s", type=float, default=15.0,
+                    help="fail when a killed instance took this long or longer to answer again")
     ap.add_argument("--max-visibility-s", type=float, default=10.0,
                     help="fail when an acknowledged message took longer to be visible through every live gateway")
     ap.add_argument("--only", default=None,
@@ -566,7 +573,7 @@ def main():
                        "poll_text_mismatches", "hangs", "unrecovered", "crashes") if result[k]]
     if result["outcome_unknown_stored"] > result["outcome_unknown"]:
         bad.append("outcome_unknown_stored")
-    if result["max_kill_recovery_s"] is not None and result["max_kill_recovery_s"] >= 10:
+    if result["max_kill_recovery_s"] is not None and result["max_kill_recovery_s"] >= args.max_recovery_s:
         bad.append("max_kill_recovery_s")
     if result["below_ack_floor"]:
         bad.append("below_ack_floor")
