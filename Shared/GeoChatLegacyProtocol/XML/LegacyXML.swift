@@ -58,22 +58,17 @@ public enum LegacyXML {
         out.append(contentsOf: "</topic></chat>".utf8)
     }
 
-    /// The digits of `value`, without a `String` in between.
+    /// The digits of `value`, without a `String` in between: written last
+    /// digit first, then turned around in place.
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
+        let first = out.count
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64) = (0, 0)  // 20 digits at most, 16 a word, the last first
-        var count = 0
         repeat {
-            let digit = UInt64(magnitude % 10)
-            if count < 16 { digits.0 |= digit << (4 * count) } else { digits.1 |= digit << (4 * (count - 16)) }
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
             magnitude /= 10
-            count += 1
         } while magnitude > 0
-        for position in stride(from: count - 1, through: 0, by: -1) {
-            let digit = position < 16 ? (digits.0 >> (4 * position)) & 0xF : (digits.1 >> (4 * (position - 16))) & 0xF
-            out.append(UInt8(ascii: "0") + UInt8(digit))
-        }
+        out[first...].reverse()
     }
 
     public static func messages(room: RoomID, _ messages: some Collection<ChatMessage>) -> String {
