@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "GeoChatPostgres",
             dependencies: [
-                "GeoChatRuntime", "GeoChatMetrics",
+                "GeoChatRuntime", "GeoChatBus", "GeoChatDomain", "GeoChatMetrics",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "GeoChatTestSupport",
             dependencies: [
-                "GeoChatPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "GeoChatPostgres", "GeoChatBus", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"),

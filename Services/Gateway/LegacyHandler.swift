@@ -105,11 +105,26 @@ struct LegacyHandler: Sendable {
 
         case .end(let id):
             let session = try await live(id)
-            let ended = try await backend.send(EndSession(session: session.id))
+            let ended = try await endSession(session.id)
             sessions.remember(ended)
             // No gateway lists the session once this is answered: its memberships are gone now.
             _ = try await backend.send(EndMemberships(session: session.id))
             return LegacyXML.success()
+        }
+    }
+
+    /// Ends a session so that a `503` means what the contract says: nothing was
+    /// done. An end whose answer did not come may have been carried out, and an
+    /// ended session refuses every later `end` (contract, fine print), so the
+    /// phone's repeat could not succeed: the end is asked once more under the
+    /// same idempotency key, which answers the first end if it happened and
+    /// makes it if not (docs/protocol.md, "Repeated requests").
+    private func endSession(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let key = IdempotencyKey.random()
+        do throws(ProtocolError) {
+            return try await backend.send(EndSession(session: id), idempotencyKey: key)
+        } catch where error.code == .unavailable {
+            return try await backend.send(EndSession(session: id), idempotencyKey: key)
         }
     }
 

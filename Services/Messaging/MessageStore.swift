@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatKafka
 
 /// The messaging service's state: each room's log of messages with dense ids
 /// 1, 2, 3, …, and the outbox of messages whose event the broker has not yet
@@ -64,8 +65,29 @@ enum Appended: Equatable {
     }
 }
 
-/// A message by its key, as the outbox names it.
-struct MessageRef: Hashable, Sendable {
+/// The messaging store as an outbox: its entries are stored messages, in
+/// lanes by room.
+struct MessageOutbox: Outbox {
+    let store: any MessageStore
+
+    func announced(_ entries: [MessageRef]) async throws { try await store.announced(entries) }
+
+    func relayUnannounced(
+        olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
+    ) async throws -> OutboxPass {
+        try await store.relayUnannounced(olderThan: grace, limit: limit, publish: publish)
+    }
+}
+
+extension MessageStored: OutboxEntry {
+    public var ref: MessageRef { MessageRef(message) }
+    public var lane: String { partitionKey }
+    public func enqueue(on events: any EventPublisher) -> RecordDelivery { events.enqueue(self) }
+}
+
+/// A message by its key, as the outbox names it (public: the key of a public
+/// conformance, `MessageStored: OutboxEntry`).
+public struct MessageRef: Hashable, Sendable {
     let room: RoomID
     let id: MessageID
 
@@ -75,15 +97,6 @@ struct MessageRef: Hashable, Sendable {
     }
 
     init(_ message: ChatMessage) { self.init(room: message.room, id: message.id) }
-}
-
-/// The outcome of one relay pass.
-enum OutboxPass: Equatable {
-    /// Another instance is relaying.
-    case notLeader
-    /// `published` events went out, `failed` are kept for the next pass;
-    /// `backlog` rows were left in the outbox after the pass (young ones included).
-    case relayed(published: Int, failed: Int, backlog: Int)
 }
 
 enum MessageRules {

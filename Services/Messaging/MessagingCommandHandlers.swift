@@ -12,7 +12,7 @@ struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore
     /// Asks the rooms service whether a room exists before its log is opened here.
     let bus: any CommandBus
-    let outbox: OutboxRelay
+    let outbox: OutboxRelay<MessageStored>
     let logger: Logger
 
     private static let repeats = LabeledFamily(counter: MetricNames.sayRepeats, label: "by")

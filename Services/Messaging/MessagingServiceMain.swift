@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatPostgres
 import GeoChatRuntime
@@ -12,7 +13,7 @@ struct MessagingServiceMain {
         let database = try host.database()
         let store = PostgresMessageStore(database: database)
         host.migrates(store.migrate)
-        let outbox = OutboxRelay(store: store, events: host.events, logger: host.logger)
+        let outbox = OutboxRelay(outbox: MessageOutbox(store: store), events: host.events, logger: host.logger)
         let handlers = MessagingCommandHandlers(store: store, bus: try host.commandBus(), outbox: outbox, logger: host.logger)
         try host.handles(handlers.handlers, group: ConsumerGroups.messagingCommands)
         let roomEvents = try host.consumer([Topics.roomEvents], .group(ConsumerGroups.messagingRoomEvents), pace: .background)

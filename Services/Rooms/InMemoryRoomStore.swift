@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import Synchronization
 
@@ -24,9 +25,12 @@ final class InMemoryRoomStore: RoomStore {
 
     private let state = Mutex(State())
     private let now: @Sendable () -> Int64
+    let events: InMemoryEventOutbox
+    var outbox: any Outbox<StagedEvent> { events }
 
     init(now: @escaping @Sendable () -> Int64 = WallClock.nowMs) {
         self.now = now
+        self.events = InMemoryEventOutbox(now: now)
         let at = now()
         state.withLock { state in
             let lobby = RoomInfo(id: 1, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(0)!, topic: "Lobby")
@@ -35,23 +39,26 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
+    /// Staged under the state's lock, as a transaction would.
+    private func stage(_ event: RoomEvent) throws -> StagedEvent { events.stage(try EncodedEvent(event)) }
+
     func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
-        -> (RoomInfo, isNew: Bool)
+        -> Announced<RoomInfo>
     {
         let now = now()
         let window = now - Int64(Limits.createRetryWindowSeconds) * 1000
-        return state.withLock { state in
+        return try state.withLock { state in
             if let earlier = state.rooms.values.filter({
                 $0.creator == session && $0.createdAtMs > window && $0.info.position == position && $0.info.zoom == zoom
                     && $0.info.topic == topic
             }).min(by: { $0.info.id < $1.info.id }) {
                 state.rooms[earlier.info.id]!.lastVisitedMs = now
-                return (earlier.info, false)
+                return Announced(earlier.info, event: nil)
             }
             let info = RoomInfo(id: state.nextID, position: position, zoom: zoom, topic: topic)
             state.nextID += 1
             state.rooms[info.id] = Room(info: info, creator: session, createdAtMs: now, lastVisitedMs: now, isLobby: false)
-            return (info, true)
+            return Announced(info, event: try stage(.created(info)))
         }
     }
 
@@ -82,12 +89,14 @@ final class InMemoryRoomStore: RoomStore {
         state.withLock { $0.rooms.values.filter(\.isLobby).min { $0.info.id < $1.info.id }?.info }
     }
 
-    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool {
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?, announce: Bool) async throws
+        -> Announced<Bool>
+    {
         let now = now()
-        return state.withLock { state in
-            guard state.rooms[room] != nil else { return false }
+        return try state.withLock { state in
+            guard state.rooms[room] != nil else { return Announced(false, event: nil) }
             state.rooms[room]!.lastVisitedMs = now
-            guard !state.endedSessions.contains(session) else { return false }
+            guard !state.endedSessions.contains(session) else { return Announced(false, event: nil) }
             var member = state.rooms[room]!.members[session] ?? Member(session: session, nick: nick, nickVersion: 0)
             if let nickVersion, nickVersion >= member.nickVersion ?? 0 {
                 member.nick = nick
@@ -95,7 +104,7 @@ final class InMemoryRoomStore: RoomStore {
             }
             member.activeAtMs = now
             state.rooms[room]!.members[session] = member
-            return true
+            return Announced(true, event: announce ? try stage(.joined(room: room, session: session, nick: nick)) : nil)
         }
     }
 
@@ -104,11 +113,11 @@ final class InMemoryRoomStore: RoomStore {
         state.withLock { state in state.rooms[room]?.lastVisitedMs = now }
     }
 
-    func leave(_ room: RoomID, session: SessionID) async throws -> Bool {
-        state.withLock { state in
-            guard state.rooms[room] != nil else { return false }
+    func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool> {
+        try state.withLock { state in
+            guard state.rooms[room] != nil else { return Announced(false, event: nil) }
             state.rooms[room]!.members[session] = nil
-            return true
+            return Announced(true, event: try stage(.left(room: room, session: session)))
         }
     }
 
@@ -149,9 +158,11 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
-    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws -> (all: [RoomID], new: [RoomID]) {
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
+        -> Announced<(all: [RoomID], new: [RoomID])>
+    {
         let cutoff = WallClock.milliseconds(before)
-        return state.withLock { state in
+        return try state.withLock { state in
             var all: [RoomID] = [], new: [RoomID] = []
             for id in rooms {
                 if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
@@ -163,7 +174,8 @@ final class InMemoryRoomStore: RoomStore {
                     all.append(id)
                 }
             }
-            return (all, new)
+            guard !new.isEmpty else { return Announced((all, new), event: nil) }
+            return Announced((all, new), event: try stage(.removedRooms(rooms: new, reason: reason)))
         }
     }
 
@@ -184,13 +196,13 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
-    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval {
-        state.withLock { state in
-            guard let found = state.rooms[room] else { return .noSuchRoom }
-            if found.isLobby { return .lobby }
+    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval> {
+        try state.withLock { state in
+            guard let found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
+            if found.isLobby { return Announced(.lobby, event: nil) }
             state.rooms[room] = nil
             state.removed[room] = state.removed[room] ?? reason
-            return .removed
+            return Announced(.removed, event: try stage(.removed(room: room, reason: reason)))
         }
     }
 }

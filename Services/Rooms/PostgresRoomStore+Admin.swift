@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import GeoChatPostgres
 import PostgresNIO
@@ -30,7 +31,7 @@ extension PostgresRoomStore {
 
     /// Removes a room now, whatever its last visit (memberships go by cascade),
     /// and keeps its id in `removed_rooms` so it is never reused.
-    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval {
+    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval> {
         try await database.client.withTransaction(logger: database.logger) { tx in
             let rows = try await tx.query(
                 "DELETE FROM rooms.rooms WHERE id = \(room) AND NOT is_lobby RETURNING id", logger: database.logger)
@@ -40,12 +41,16 @@ extension PostgresRoomStore {
                 try await tx.query(
                     "INSERT INTO rooms.removed_rooms (id, reason) VALUES (\(room), \(reason)) ON CONFLICT DO NOTHING",
                     logger: database.logger)
-                return .removed
+                // Messaging deletes the messages and gateways answer 404 on this event.
+                let event = try await PostgresEventOutbox.stage(
+                    try EncodedEvent(RoomEvent.removed(room: room, reason: reason)), service: Self.service, on: tx,
+                    logger: database.logger)
+                return Announced(.removed, event: event)
             }
             let lobby = try await tx.query(
                 "SELECT 1 FROM rooms.rooms WHERE id = \(room) AND is_lobby", logger: database.logger)
-            for try await _ in lobby.decode(Int32.self) { return .lobby }
-            return .noSuchRoom
+            for try await _ in lobby.decode(Int32.self) { return Announced(.lobby, event: nil) }
+            return Announced(.noSuchRoom, event: nil)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import GeoChatPostgres
 import PostgresNIO
@@ -66,7 +67,11 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                     ADD COLUMN active_at timestamptz NOT NULL DEFAULT now()
                 """
             ]),
+        Migration(5, "the outbox of room events", PostgresEventOutbox.tableStatements),
     ]
+
+    static let service = "rooms"
+    var outbox: any Outbox<StagedEvent> { PostgresEventOutbox(database: database, service: Self.service) }
 
     /// How long an ended session is remembered: far longer than any event waits in a topic.
     static let endedSessionMemory = "1 day"
@@ -74,9 +79,10 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
 
     /// Creates a room, unless the same session created the same room within the
-    /// retry window: then that room is the answer (phones on bad networks retry).
+    /// retry window: then that room is the answer (phones on bad networks retry),
+    /// and no event (the first one staged it).
     func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
-        -> (RoomInfo, isNew: Bool)
+        -> Announced<RoomInfo>
     {
         let window = Date(timeIntervalSinceNow: -Double(Limits.createRetryWindowSeconds))
         let z = Int16(zoom.value)
@@ -90,18 +96,23 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
             RETURNING id
             """, logger: logger)
         for try await id in earlier.decode(Int64.self) {
-            return (RoomInfo(id: id, position: position, zoom: zoom, topic: topic), false)
+            return Announced(RoomInfo(id: id, position: position, zoom: zoom, topic: topic), event: nil)
         }
-        let inserted = try await client.query(
-            """
-            INSERT INTO rooms.rooms (x, y, z, topic, creator_session)
-            VALUES (\(position.x), \(position.y), \(z), \(topic), \(session.value))
-            RETURNING id
-            """, logger: logger)
-        for try await id in inserted.decode(Int64.self) {
-            return (RoomInfo(id: id, position: position, zoom: zoom, topic: topic), true)
+        return try await client.withTransaction(logger: logger) { tx in
+            let inserted = try await tx.query(
+                """
+                INSERT INTO rooms.rooms (x, y, z, topic, creator_session)
+                VALUES (\(position.x), \(position.y), \(z), \(topic), \(session.value))
+                RETURNING id
+                """, logger: logger)
+            for try await id in inserted.decode(Int64.self) {
+                let room = RoomInfo(id: id, position: position, zoom: zoom, topic: topic)
+                let event = try await PostgresEventOutbox.stage(
+                    try EncodedEvent(RoomEvent.created(room)), service: Self.service, on: tx, logger: logger)
+                return Announced(room, event: event)
+            }
+            throw ProtocolError.unavailable
         }
-        throw ProtocolError.unavailable
     }
 
     /// Rooms inside the box and zoom range, ordered by id; at most `cap`, the
@@ -171,24 +182,38 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     }
 
     /// Makes the session a participant (or renames it there) and marks a visit.
-    /// False when the room does not exist.
-    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool {
+    /// False when the room does not exist. With `announce`, the `joined` event
+    /// is staged in the same statement.
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?, announce: Bool) async throws
+        -> Announced<Bool>
+    {
         // A nil version (a message's nick) never replaces a held nick: -1 loses to every version.
         let version = nickVersion ?? -1
+        let event = announce ? try EncodedEvent(RoomEvent.joined(room: room, session: session, nick: nick)) : nil
         let rows = try await client.query(
             """
-            WITH visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room) RETURNING id)
-            INSERT INTO rooms.memberships AS m (room_id, session_id, nick, nick_version)
-            SELECT id, \(session.value), \(nick), greatest(\(version), 0) FROM visited
-            WHERE NOT EXISTS (SELECT 1 FROM rooms.ended_sessions WHERE session_id = \(session.value))
-            ON CONFLICT (room_id, session_id) DO UPDATE SET
-                nick = CASE WHEN \(version) >= m.nick_version THEN EXCLUDED.nick ELSE m.nick END,
-                nick_version = greatest(m.nick_version, \(version)),
-                active_at = now()
-            RETURNING room_id
+            WITH visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room) RETURNING id),
+            joined AS (
+                INSERT INTO rooms.memberships AS m (room_id, session_id, nick, nick_version)
+                SELECT id, \(session.value), \(nick), greatest(\(version), 0) FROM visited
+                WHERE NOT EXISTS (SELECT 1 FROM rooms.ended_sessions WHERE session_id = \(session.value))
+                ON CONFLICT (room_id, session_id) DO UPDATE SET
+                    nick = CASE WHEN \(version) >= m.nick_version THEN EXCLUDED.nick ELSE m.nick END,
+                    nick_version = greatest(m.nick_version, \(version)),
+                    active_at = now()
+                RETURNING room_id),
+            announced AS (
+                INSERT INTO outbox.events (service, topic, key, value)
+                SELECT \(Self.service), \(event?.topic ?? ""), \(event?.key ?? ""), \(event?.value ?? "") FROM joined
+                WHERE \(event != nil)
+                RETURNING seq)
+            SELECT (SELECT room_id FROM joined), (SELECT seq FROM announced)
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        for try await (joined, seq) in rows.decode((Int64?, Int64?).self) {
+            guard let seq, let event else { return Announced(joined != nil, event: nil) }
+            return Announced(joined != nil, event: StagedEvent(seq: seq, record: event))
+        }
+        return Announced(false, event: nil)
     }
 
     /// A visit without a session (an add.php post): the room stays alive.
@@ -196,12 +221,22 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         try await client.query("UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room)", logger: logger)
     }
 
-    /// False when the room does not exist; leaving twice is fine.
-    func leave(_ room: RoomID, session: SessionID) async throws -> Bool {
-        guard try await find(room) != nil else { return false }
-        try await client.query(
-            "DELETE FROM rooms.memberships WHERE room_id = \(room) AND session_id = \(session.value)", logger: logger)
-        return true
+    /// False when the room does not exist; leaving twice is fine (and announced
+    /// again: readers take a `left` of a non-member as nothing).
+    func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool> {
+        try await client.withTransaction(logger: logger) { tx in
+            let rows = try await tx.query(
+                """
+                WITH gone AS (DELETE FROM rooms.memberships WHERE room_id = \(room) AND session_id = \(session.value))
+                SELECT count(*) FROM rooms.rooms WHERE id = \(room)
+                """, logger: logger)
+            var exists = false
+            for try await n in rows.decode(Int64.self) { exists = n > 0 }
+            guard exists else { return Announced(false, event: nil) }
+            let event = try await PostgresEventOutbox.stage(
+                try EncodedEvent(RoomEvent.left(room: room, session: session)), service: Self.service, on: tx, logger: logger)
+            return Announced(true, event: event)
+        }
     }
 
     /// Participants ordered by the nickname's plain byte order; nil for no such room.

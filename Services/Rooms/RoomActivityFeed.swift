@@ -31,7 +31,8 @@ struct RoomActivityFeed: Sendable {
                     else { return }
                     if let author = stored.author {
                         _ = try await store.join(
-                            stored.message.room, session: author, nick: stored.message.nick, nickVersion: nil)
+                            stored.message.room, session: author, nick: stored.message.nick, nickVersion: nil,
+                            announce: false)
                     } else {
                         try await store.visit(stored.message.room)
                     }

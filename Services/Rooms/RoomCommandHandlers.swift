@@ -2,10 +2,13 @@ import GeoChatBus
 import GeoChatDomain
 import Logging
 
-/// The rooms service's command handlers: change the tables, publish the event, answer.
+/// The rooms service's command handlers: change the tables and stage the
+/// event in one transaction, hand the event to the broker, answer. As in the
+/// session service, a refused event is the outbox relay's to publish, not the
+/// client's failure.
 struct RoomCommandHandlers: Sendable {
     let store: any RoomStore
-    let events: any EventPublisher
+    let outbox: OutboxRelay<StagedEvent>
     let logger: Logger
 
     var handlers: CommandHandlers {
@@ -55,41 +58,34 @@ struct RoomCommandHandlers: Sendable {
 
     func create(_ command: CreateRoom) async throws -> RoomInfo {
         let topic = try ChatText.validate(command.topic, length: Limits.topicLength).get(field: "topic")
-        let (room, isNew) = try await store.create(
+        let created = try await store.create(
             session: command.session, position: command.position, zoom: command.zoom, topic: topic)
-        // A repeat announces the room again: the first announcement may have been
-        // lost between the commit and the broker (the phone then saw a 503 and
-        // repeats). Readers add a room once, so a second `created` changes nothing.
-        try await events.publish(RoomEvent.created(room))
-        if isNew {
+        // A repeat has no event: the first one's is published or in the outbox.
+        await outbox.announceAndWait(created.event)
+        if created.changed {
             logger.info(
-                "room created", metadata: ["room": "\(room.id)", "session": "\(command.session)", "z": "\(command.zoom.value)"])
+                "room created",
+                metadata: ["room": "\(created.value.id)", "session": "\(command.session)", "z": "\(command.zoom.value)"])
         }
-        return room
+        return created.value
     }
 
     func join(_ command: JoinRoom) async throws -> Done {
-        guard try await store.join(command.room, session: command.session, nick: command.nick, nickVersion: command.nickVersion)
-        else {
-            throw ProtocolError.noSuchChat
-        }
+        let joined = try await store.join(
+            command.room, session: command.session, nick: command.nick, nickVersion: command.nickVersion, announce: true)
+        guard joined.value else { throw ProtocolError.noSuchChat }
         // Not awaited: the membership is committed, which is what `participants`
-        // reads; the event only moves the room's last visit in gateways' indexes
-        // (a refusal is counted in geochat_kafka_produce_errors_total, and the
-        // next visit or message moves it). Waiting for the broker was most of a
-        // join, and every `say` waits for its join (read-your-writes).
-        let delivery = events.enqueue(RoomEvent.joined(room: command.room, session: command.session, nick: command.nick))
-        Task { [logger] in
-            do { try await delivery.wait() } catch {
-                logger.warning("joined event not published", metadata: ["room": "\(command.room)", "error": "\(error)"])
-            }
-        }
+        // reads; the event only moves the room's last visit in gateways' indexes.
+        // Waiting for the broker was most of a join, and every `say` waits for
+        // its join (read-your-writes).
+        outbox.announce(joined.event)
         return Done()
     }
 
     func leave(_ command: LeaveRoom) async throws -> Done {
-        guard try await store.leave(command.room, session: command.session) else { throw ProtocolError.noSuchChat }
-        try await events.publish(RoomEvent.left(room: command.room, session: command.session))
+        let left = try await store.leave(command.room, session: command.session)
+        guard left.value else { throw ProtocolError.noSuchChat }
+        await outbox.announceAndWait(left.event)
         return Done()
     }
 
@@ -100,12 +96,10 @@ struct RoomCommandHandlers: Sendable {
         guard (1...100).contains(command.reason.count) else {
             throw ProtocolError.bad("reason", "must be 1 to 100 characters")
         }
-        let outcome = try await store.removeIdleRooms(
+        let removed = try await store.removeIdleRooms(
             command.rooms, before: WallClock.date(command.idleBeforeMs), reason: command.reason)
-        if !outcome.all.isEmpty {
-            // All of them, not only the new ones: a retry may follow a publish that never happened.
-            try await events.publish(RoomEvent.removedRooms(rooms: outcome.all, reason: command.reason))
-        }
+        await outbox.announceAndWait(removed.event)
+        let outcome = removed.value
         logger.info(
             "rooms removed",
             metadata: ["count": "\(outcome.new.count)", "asked": "\(command.rooms.count)", "reason": "\(command.reason)"])
@@ -113,14 +107,14 @@ struct RoomCommandHandlers: Sendable {
     }
 
     func remove(_ command: RemoveRoom) async throws -> Done {
-        switch try await store.removeNow(command.room, reason: "admin") {
+        let removal = try await store.removeNow(command.room, reason: "admin")
+        switch removal.value {
         case .lobby:
             throw ProtocolError(.badParam, "the lobby room cannot be removed")
         case .noSuchRoom:
             throw ProtocolError.noSuchChat
         case .removed:
-            // Messaging deletes the messages and gateways answer 404 on this event.
-            try await events.publish(RoomEvent.removed(room: command.room, reason: "admin"))
+            await outbox.announceAndWait(removal.event)
             logger.info("room removed", metadata: ["room": "\(command.room)", "reason": "admin", "admin": "\(command.by)"])
             return Done()
         }

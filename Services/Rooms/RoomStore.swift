@@ -1,13 +1,18 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 
 /// The rooms service's state: rooms by place and zoom, memberships, visits,
-/// removals. `PostgresRoomStore` keeps it.
+/// removals. `PostgresRoomStore` keeps it. Every change other services or
+/// gateways follow is answered with its event, staged in the store's outbox in
+/// the same transaction (none for a repeat, which changes nothing).
 protocol RoomStore: Sendable {
+    /// Where the changes' events wait for the broker.
+    var outbox: any Outbox<StagedEvent> { get }
     /// Creates a room; the same creator asking for the same room again within
-    /// `Limits.createRetryWindowSeconds` gets the first one back (`isNew` false).
+    /// `Limits.createRetryWindowSeconds` gets the first one back (no event).
     func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
-        -> (RoomInfo, isNew: Bool)
+        -> Announced<RoomInfo>
     /// Rooms in the box and zoom range, most recently visited first, at most `query.cap`.
     func region(_ query: RegionQuery) async throws -> [RoomInfo]
     func find(_ id: RoomID) async throws -> RoomInfo?
@@ -20,10 +25,13 @@ protocol RoomStore: Sendable {
     /// Joins and counts a visit and a sign of life; false when there is no such
     /// room. A known member takes `nick` only when `nickVersion` is at least the
     /// version of the nick it has (nil: a message's nick, never newer than what is held).
-    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?) async throws -> Bool
+    /// `announce`: stage the `joined` event (a join command; not a `say`'s
+    /// implied join, whose message event says as much).
+    func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?, announce: Bool) async throws
+        -> Announced<Bool>
     func visit(_ room: RoomID) async throws
     /// False when there is no such room.
-    func leave(_ room: RoomID, session: SessionID) async throws -> Bool
+    func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool>
     /// Nil when there is no such room.
     func members(_ room: RoomID) async throws -> [Member]?
     /// The session's memberships take `nick` unless they hold a newer version's.
@@ -33,9 +41,11 @@ protocol RoomStore: Sendable {
     /// Expiry's selection: ids above `after` last visited before `before`, ascending, never the lobby.
     func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID]
     /// Removes those of `rooms` still idle; `all`: every one of them removed under `reason`, ever.
-    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws -> (all: [RoomID], new: [RoomID])
+    /// The event names the `new` ones (an earlier attempt staged the others').
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
+        -> Announced<(all: [RoomID], new: [RoomID])>
     func adminList(search: String, limit: Int) async throws -> [AdminRoom]
-    func removeNow(_ room: RoomID, reason: String) async throws -> AdminRemoval
+    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval>
 }
 
 enum AdminRemoval { case removed, noSuchRoom, lobby }

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatPostgres
 import GeoChatRuntime
@@ -11,8 +12,10 @@ struct RoomsServiceMain {
         let database = try host.database()
         let store = PostgresRoomStore(database: database)
         host.migrates(store.migrate)
+        let outbox = OutboxRelay(outbox: store.outbox, events: host.events, logger: host.logger)
+        host.runs("outbox relay") { await outbox.run() }
         try host.handles(
-            RoomCommandHandlers(store: store, events: host.events, logger: host.logger).handlers,
+            RoomCommandHandlers(store: store, outbox: outbox, logger: host.logger).handlers,
             group: ConsumerGroups.roomsCommands)
         let activity = try host.consumer(
             RoomActivityFeed.topics, .group(ConsumerGroups.roomsActivity), pace: .background)

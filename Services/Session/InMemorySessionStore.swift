@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import Synchronization
 
@@ -15,41 +16,50 @@ final class InMemorySessionStore: SessionStore {
     /// The store's clock (milliseconds since 1970); tests move it.
     private let now: @Sendable () -> Int64
 
-    init(now: @escaping @Sendable () -> Int64 = WallClock.nowMs) { self.now = now }
+    let events: InMemoryEventOutbox
+    var outbox: any Outbox<StagedEvent> { events }
 
-    func start(nick: Nickname, key: String) async throws -> (SessionInfo, isNew: Bool) {
+    init(now: @escaping @Sendable () -> Int64 = WallClock.nowMs) {
+        self.now = now
+        self.events = InMemoryEventOutbox(now: now)
+    }
+
+    /// Staged under the rows' lock, as a transaction would.
+    private func stage(_ event: SessionEvent) throws -> StagedEvent { events.stage(try EncodedEvent(event)) }
+
+    func start(nick: Nickname, key: String) async throws -> Announced<SessionInfo> {
         let now = now()
-        return rows.withLock { rows in
-            if let existing = rows.values.first(where: { $0.startKey == key }) { return (existing.info, false) }
+        return try rows.withLock { rows in
+            if let existing = rows.values.first(where: { $0.startKey == key }) { return Announced(existing.info, event: nil) }
             let info = SessionInfo(id: .random(), nick: nick.value, version: 1)
             rows[info.id] = Row(info: info, startKey: key, lastSeenMs: now)
-            return (info, true)
+            return Announced(info, event: try stage(.started(info)))
         }
     }
 
     func find(_ id: SessionID) async throws -> SessionInfo? { rows.withLock { $0[id]?.info } }
 
-    func rename(_ id: SessionID, to nick: Nickname) async throws -> SessionInfo? {
+    func rename(_ id: SessionID, to nick: Nickname) async throws -> Announced<SessionInfo>? {
         let now = now()
-        return rows.withLock { rows in
+        return try rows.withLock { rows in
             guard var row = rows[id], !row.info.ended else { return nil }
             row.info.nick = nick.value
             row.info.version += 1
             row.lastSeenMs = now
             rows[id] = row
-            return row.info
+            return Announced(row.info, event: try stage(.renamed(row.info)))
         }
     }
 
-    func end(_ id: SessionID, key: String) async throws -> SessionInfo? {
-        rows.withLock { rows in
+    func end(_ id: SessionID, key: String) async throws -> Announced<SessionInfo>? {
+        try rows.withLock { rows in
             guard var row = rows[id] else { return nil }
-            if row.info.ended { return row.endKey == key ? row.info : nil }
+            if row.info.ended { return row.endKey == key ? Announced(row.info, event: nil) : nil }
             row.info.ended = true
             row.info.version += 1
             row.endKey = key
             rows[id] = row
-            return row.info
+            return Announced(row.info, event: try stage(.ended(row.info, reason: "end")))
         }
     }
 
@@ -61,17 +71,17 @@ final class InMemorySessionStore: SessionStore {
         }
     }
 
-    func expireIdle(lifetimeSeconds: Int, limit: Int) async throws -> [SessionInfo] {
+    func expireIdle(lifetimeSeconds: Int, limit: Int) async throws -> [Announced<SessionInfo>] {
         let cutoff = now() - Int64(lifetimeSeconds) * 1000
-        return rows.withLock { rows in
+        return try rows.withLock { rows in
             let idle = rows.values.filter { !$0.info.ended && $0.lastSeenMs < cutoff }
                 .sorted { $0.lastSeenMs < $1.lastSeenMs }.prefix(limit)
-            return idle.map { row in
+            return try idle.map { row in
                 var ended = row.info
                 ended.ended = true
                 ended.version += 1
                 rows[ended.id]!.info = ended
-                return ended
+                return Announced(ended, event: try stage(.ended(ended, reason: "idle")))
             }
         }
     }

@@ -2,10 +2,14 @@ import GeoChatBus
 import GeoChatDomain
 import Logging
 
-/// The session service's command handlers: change the table, publish the event, answer.
+/// The session service's command handlers: change the table and stage the
+/// event in one transaction, hand the event to the broker, answer. The answer
+/// waits for the broker's word on the event (so gateways usually have it before
+/// the phone has the answer) but not for its success: a refused event is
+/// committed in the outbox, and its relay publishes it.
 struct SessionCommandHandlers: Sendable {
     let store: any SessionStore
-    let events: any EventPublisher
+    let outbox: OutboxRelay<StagedEvent>
     let logger: Logger
 
     var handlers: CommandHandlers {
@@ -19,12 +23,12 @@ struct SessionCommandHandlers: Sendable {
 
     func start(_ command: StartSession, _ context: CommandContext) async throws -> SessionInfo {
         guard let nick = Nickname(command.nick) else { throw ProtocolError(.invalidNick, "nickname is not valid") }
-        let (session, isNew) = try await store.start(nick: nick, key: context.idempotencyKey)
-        if isNew {
-            try await events.publish(SessionEvent.started(session))
-            logger.info("session started", metadata: ["session": "\(session.id)", "nick": "\(nick)"])
+        let started = try await store.start(nick: nick, key: context.idempotencyKey)
+        await outbox.announceAndWait(started.event)
+        if started.changed {
+            logger.info("session started", metadata: ["session": "\(started.value.id)", "nick": "\(nick)"])
         }
-        return session
+        return started.value
     }
 
     func lookup(_ command: LookupSession) async throws -> SessionInfo {
@@ -34,18 +38,18 @@ struct SessionCommandHandlers: Sendable {
 
     func rename(_ command: RenameSession) async throws -> SessionInfo {
         guard let nick = Nickname(command.nick) else { throw ProtocolError(.invalidNick, "nickname is not valid") }
-        guard let session = try await store.rename(command.session, to: nick) else { throw ProtocolError.invalidSession }
-        try await events.publish(SessionEvent.renamed(session))
+        guard let renamed = try await store.rename(command.session, to: nick) else { throw ProtocolError.invalidSession }
+        await outbox.announceAndWait(renamed.event)
         logger.info("session renamed", metadata: ["session": "\(command.session)", "nick": "\(nick)"])
-        return session
+        return renamed.value
     }
 
     func end(_ command: EndSession, _ context: CommandContext) async throws -> SessionInfo {
-        guard let session = try await store.end(command.session, key: context.idempotencyKey) else {
+        guard let ended = try await store.end(command.session, key: context.idempotencyKey) else {
             throw ProtocolError.invalidSession
         }
-        try await events.publish(SessionEvent.ended(session, reason: "end"))
-        logger.info("session ended", metadata: ["session": "\(command.session)"])
-        return session
+        await outbox.announceAndWait(ended.event)
+        if ended.changed { logger.info("session ended", metadata: ["session": "\(command.session)"]) }
+        return ended.value
     }
 }

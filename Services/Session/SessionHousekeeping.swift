@@ -7,7 +7,7 @@ import Logging
 /// sessions idle for longer than the session lifetime.
 struct SessionHousekeeping: Sendable {
     let store: any SessionStore
-    let events: any EventPublisher
+    let outbox: OutboxRelay<StagedEvent>
     /// Read before every sweep: the live setting `session.lifetime.s`, else the configured value.
     let lifetimeSeconds: @Sendable () async -> Int
     let logger: Logger
@@ -46,7 +46,7 @@ struct SessionHousekeeping: Sendable {
     func expireIdleSessions() async {
         do {
             let ended = try await store.expireIdle(lifetimeSeconds: await lifetimeSeconds(), limit: 1000)
-            for session in ended { try await events.publish(SessionEvent.ended(session, reason: "idle")) }
+            await outbox.announceAndWait(ended.compactMap(\.event))
             if !ended.isEmpty { logger.info("idle sessions ended", metadata: ["count": "\(ended.count)"]) }
         } catch {
             logger.warning("idle session sweep failed", metadata: ["error": "\(String(reflecting: error))"])

@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import GeoChatKafka
 import GeoChatPostgres
@@ -26,8 +27,10 @@ struct SessionServiceMain {
         let store = PostgresSessionStore(database: database)
         let adminStore = AdminStore(database: database)
         host.migrates(store.migrate)
+        let outbox = OutboxRelay(outbox: store.outbox, events: host.events, logger: env.logger)
+        host.runs("outbox relay") { await outbox.run() }
         try host.handles(
-            SessionCommandHandlers(store: store, events: host.events, logger: env.logger).handlers,
+            SessionCommandHandlers(store: store, outbox: outbox, logger: env.logger).handlers,
             group: ConsumerGroups.sessionCommands)
 
         let topics = host.topics
@@ -44,7 +47,7 @@ struct SessionServiceMain {
         host.runs("settings and bans broadcast") { await broadcaster.run() }
 
         let housekeeping = SessionHousekeeping(
-            store: store, events: host.events,
+            store: store, outbox: outbox,
             lifetimeSeconds: { (try? await adminStore.setting(.sessionLifetime)) ?? nil ?? lifetime }, logger: env.logger)
         let presence = try host.consumer([Topics.presence], .group(ConsumerGroups.sessionPresence), pace: .background)
         host.runs("presence") { await housekeeping.recordPresence(from: presence) }

@@ -48,8 +48,9 @@ public enum MetricNames {
     // The process.
     public static let residentMemory = "geochat_process_resident_memory_bytes"
 
-    // Messaging: the outbox of message events (label `by`: `say`, the handler
-    // publishing right after the commit, or `relay`, the outbox relay).
+    // The outboxes of messaging (message events), session and rooms (state
+    // changes): label `by`: `handler`, published right after the commit, or
+    // `relay`, by the outbox relay.
     public static let outboxPublished = "geochat_outbox_published_total"
     /// Events the broker did not take (label `by`); the relay tries again.
     public static let outboxPublishFailures = "geochat_outbox_publish_failures_total"

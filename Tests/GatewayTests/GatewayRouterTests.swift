@@ -25,12 +25,20 @@ import Testing
         let logger = Logger(label: "router-test")
         let bus = InMemoryCommandBus()
         let events = RecordedEvents()
-        bus.register(SessionCommandHandlers(store: InMemorySessionStore(), events: events, logger: logger).handlers)
-        bus.register(RoomCommandHandlers(store: InMemoryRoomStore(), events: events, logger: logger).handlers)
+        let sessionStore = InMemorySessionStore(), roomStore = InMemoryRoomStore()
+        bus.register(
+            SessionCommandHandlers(
+                store: sessionStore, outbox: OutboxRelay(outbox: sessionStore.outbox, events: events, logger: logger),
+                logger: logger
+            ).handlers)
+        bus.register(
+            RoomCommandHandlers(
+                store: roomStore, outbox: OutboxRelay(outbox: roomStore.outbox, events: events, logger: logger), logger: logger
+            ).handlers)
         let messageStore = InMemoryMessageStore()
         bus.register(
             MessagingCommandHandlers(
-                store: messageStore, bus: bus, outbox: OutboxRelay(store: messageStore, events: events, logger: logger),
+                store: messageStore, bus: bus, outbox: OutboxRelay(outbox: MessageOutbox(store: messageStore), events: events, logger: logger),
                 logger: logger
             ).handlers)
         let environment = [

@@ -16,7 +16,8 @@ import Testing
         let logger = Logger(label: "room-map-test")
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
-        bus.register(RoomCommandHandlers(store: store, events: RecordedEvents(), logger: logger).handlers)
+        bus.register(RoomCommandHandlers(
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger), logger: logger).handlers)
         for i in 0..<count {
             // Another creator each time: the same creator's same room within 10 s is one room.
             _ = try await store.create(
@@ -46,7 +47,8 @@ import Testing
         let logger = Logger(label: "room-map-test")
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
-        bus.register(RoomCommandHandlers(store: store, events: RecordedEvents(), logger: logger).handlers)
+        bus.register(RoomCommandHandlers(
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger), logger: logger).handlers)
         let map = RoomMap()
         await map.loadAll(from: ServiceClients(bus: bus, timeout: .seconds(30)), ranges: 4, logger: logger)
         #expect(map.isLoaded)

@@ -12,13 +12,13 @@ import Testing
 @Suite struct MessagingCommandHandlersTests {
     let store = InMemoryMessageStore()
     let events = RecordedEvents()
-    let outbox: OutboxRelay
+    let outbox: OutboxRelay<MessageStored>
     let bus = InMemoryCommandBus()
     let room: RoomID = 42
     let author = SessionID.random()
 
     init() {
-        outbox = OutboxRelay(store: store, events: events, logger: Logger(label: "test"), grace: .zero)
+        outbox = OutboxRelay(outbox: MessageOutbox(store: store), events: events, logger: Logger(label: "test"), grace: .zero)
         var rooms = CommandHandlers(topic: Topics.roomsCommands)
         rooms.on(LookupRoom.self) { [room] command, _ in
             guard command.room == room else { throw ProtocolError.noSuchChat }

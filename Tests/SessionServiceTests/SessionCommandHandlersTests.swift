@@ -10,14 +10,16 @@ import Testing
 /// log, each command sent through the in-memory bus (the same envelopes,
 /// handler lookup and error mapping as over Kafka).
 @Suite struct SessionCommandHandlersTests {
-    let store = InMemorySessionStore()
+    let clock = TestClock(nowMs: 1_000_000)
+    let store: InMemorySessionStore
     let events = RecordedEvents()
+    let relay: OutboxRelay<StagedEvent>
     let bus: InMemoryCommandBus
 
     init() {
-        bus = InMemoryCommandBus([
-            SessionCommandHandlers(store: store, events: events, logger: Logger(label: "test")).handlers
-        ])
+        store = InMemorySessionStore(now: clock.read)
+        relay = OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test"), grace: .zero)
+        bus = InMemoryCommandBus([SessionCommandHandlers(store: store, outbox: relay, logger: Logger(label: "test")).handlers])
     }
 
     func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random()) async throws(RequestError)
@@ -83,12 +85,34 @@ import Testing
         }
         #expect(reason == "end")
         #expect(try await send(EndSession(session: session.id), key: "end-1") == ended)
+        #expect(events.published(SessionEvent.self).count == 2, "started and ended: a repeat announces nothing")
         await #expect(throws: RequestError.refused(.invalidSession)) {
             try await send(EndSession(session: session.id), key: "end-2")
         }
         await #expect(throws: RequestError.refused(.invalidSession)) {
             try await send(RenameSession(session: session.id, nick: "Back"))
         }
+    }
+
+    @Test func aChangeWhoseEventTheBrokerRefusedIsAnsweredAndRelayedLater() async throws {
+        events.refuse(true)
+        let session = try await send(StartSession(nick: "Patient"))
+        let renamed = try await send(RenameSession(session: session.id, nick: "Waiting"))
+        #expect(events.count == 0)
+        #expect(store.events.pending.count == 2, "committed with the change, kept for the relay")
+        #expect(try await relay.pass() == .relayed(published: 0, failed: 2, backlog: 2), "a lane stops at its first refusal")
+        events.refuse(false)
+        #expect(try await relay.pass() == .relayed(published: 2, failed: 0, backlog: 0))
+        #expect(events.published(SessionEvent.self) == [.started(session), .renamed(renamed)], "in the order of the changes")
+        #expect(try await relay.pass() == .relayed(published: 0, failed: 0, backlog: 0))
+    }
+
+    @Test func eventsTheBrokerTookLeaveTheOutboxAtTheNextPass() async throws {
+        _ = try await send(StartSession(nick: "Quick"))
+        #expect(store.events.pending.count == 1)
+        #expect(relay.acknowledgedCount == 1)
+        #expect(try await relay.pass() == .relayed(published: 0, failed: 0, backlog: 0), "deleted, not published again")
+        #expect(events.count == 1)
     }
 
     @Test func aCommandPastItsDeadlineIsNotCarriedOut() async throws {
@@ -107,9 +131,10 @@ import Testing
         let store = InMemorySessionStore(now: clock.read)
         let events = RecordedEvents()
         let housekeeping = SessionHousekeeping(
-            store: store, events: events, lifetimeSeconds: { 60 }, logger: Logger(label: "test"))
-        let (silent, _) = try await store.start(nick: Nickname("Silent")!, key: "a")
-        let (active, _) = try await store.start(nick: Nickname("Active")!, key: "b")
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
+            lifetimeSeconds: { 60 }, logger: Logger(label: "test"))
+        let silent = try await store.start(nick: Nickname("Silent")!, key: "a").value
+        let active = try await store.start(nick: Nickname("Active")!, key: "b").value
 
         clock.advance(by: 50_000)
         await housekeeping.apply(PresenceBatch(gateway: "g1", seenAtMs: clock.read(), sessions: [active.id]))

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatTestSupport
 import Testing
@@ -22,32 +23,46 @@ import Testing
 
     static func checkRules(_ store: some SessionStore) async throws {
         let nick = Nickname("Rules")!
-        let (first, isNew) = try await store.start(nick: nick, key: "k1")
-        #expect(isNew)
+        let started = try await store.start(nick: nick, key: "k1")
+        let first = started.value
+        #expect(started.event?.record.decode(SessionEvent.self) == .started(first), "the change stages its event")
         #expect(first.version == 1 && !first.ended && first.nick == "Rules")
-        let (again, againNew) = try await store.start(nick: nick, key: "k1")
-        #expect(!againNew)
-        #expect(again == first)
+        let again = try await store.start(nick: nick, key: "k1")
+        #expect(again.event == nil, "a repeat stages nothing")
+        #expect(again.value == first)
         #expect(try await store.find(first.id) == first)
         #expect(try await store.find(.random()) == nil)
 
         let renamed = try await store.rename(first.id, to: Nickname("Renamed")!)
-        #expect(renamed?.nick == "Renamed" && renamed?.version == 2)
+        #expect(renamed?.value.nick == "Renamed" && renamed?.value.version == 2)
+        #expect(renamed?.event?.record.decode(SessionEvent.self) == .renamed(renamed!.value))
         #expect(try await store.rename(.random(), to: nick) == nil)
 
         let ended = try await store.end(first.id, key: "e1")
-        #expect(ended?.ended == true && ended?.version == 3)
-        #expect(try await store.end(first.id, key: "e1") == ended, "the same end again answers the same")
+        #expect(ended?.value.ended == true && ended?.value.version == 3)
+        #expect(ended?.event?.record.decode(SessionEvent.self) == .ended(ended!.value, reason: "end"))
+        let repeated = try await store.end(first.id, key: "e1")
+        #expect(repeated?.value == ended?.value && repeated?.event == nil, "the same end again answers the same")
         #expect(try await store.end(first.id, key: "e2") == nil, "another end finds nothing")
         #expect(try await store.rename(first.id, to: nick) == nil, "an ended session keeps its name")
         #expect(try await store.find(first.id)?.ended == true)
 
-        let (idle, _) = try await store.start(nick: nick, key: "k2")
+        let idleStart = try await store.start(nick: nick, key: "k2")
+        let idle = idleStart.value
         #expect(try await store.expireIdle(lifetimeSeconds: 3600, limit: 10).isEmpty)
         try await Task.sleep(for: .milliseconds(20))
         let expired = try await store.expireIdle(lifetimeSeconds: 0, limit: 10)
-        #expect(expired.map(\.id) == [idle.id])
-        #expect(expired.first?.ended == true && expired.first?.version == 2)
+        #expect(expired.map(\.value.id) == [idle.id])
+        #expect(expired.first?.value.ended == true && expired.first?.value.version == 2)
+        #expect(expired.first?.event?.record.decode(SessionEvent.self) == .ended(expired[0].value, reason: "idle"))
         #expect(try await store.expireIdle(lifetimeSeconds: 0, limit: 10).isEmpty, "ended sessions do not end twice")
+        #expect(try await store.end(idle.id, key: "e3") == nil, "an end after an idle end finds nothing")
+
+        // Every staged event is still in the outbox; a relay pass takes them in order.
+        let staged = [started.event, renamed?.event, ended?.event, idleStart.event, expired.first?.event].compactMap { $0 }
+        #expect(staged.count == 5)
+        let relayed = try await OutboxChecks.relayAll(store.outbox)
+        #expect(relayed.map(\.seq) == staged.map(\.seq).sorted())
+        #expect(try await OutboxChecks.relayAll(store.outbox).isEmpty, "relayed events are gone")
     }
 }

@@ -8,7 +8,7 @@ public protocol WireEvent: Codable, Sendable {
     var partitionKey: String { get }
 }
 
-public enum SessionEvent: WireEvent {
+public enum SessionEvent: WireEvent, Equatable {
     case started(SessionInfo)
     case renamed(SessionInfo)
     case ended(SessionInfo, reason: String)
@@ -25,7 +25,7 @@ public enum SessionEvent: WireEvent {
     public var partitionKey: String { session.id.value }
 }
 
-public enum RoomEvent: WireEvent {
+public enum RoomEvent: WireEvent, Equatable {
     case created(RoomInfo)
     case removed(room: RoomID, reason: String)
     /// Many rooms removed at once (an expiry batch); gateways answer 404 for them.

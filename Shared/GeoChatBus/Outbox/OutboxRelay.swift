@@ -1,0 +1,175 @@
+import GeoChatKafka
+import GeoChatMetrics
+import Logging
+import Metrics
+import Synchronization
+
+/// Gets every staged event announced. The change and its outbox row commit
+/// together; the handler hands the event to the producer right after the
+/// commit (`announce`), and the row goes once the broker took it.
+/// Whatever is left — the broker refused, or the instance died between commit
+/// and publish — the relay publishes after `grace`, from PostgreSQL, so it
+/// survives restarts and needs no particular instance. Consumers take an
+/// event twice or late without harm (docs/architecture.md, "The outbox").
+public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
+    let outbox: any Outbox<Entry>
+    let events: any EventPublisher
+    let logger: Logger
+    /// How old an outbox row must be before the relay takes it: the handler's
+    /// own publish normally ends well within it.
+    let grace: Duration
+    /// Rows the handler got acknowledged, deleted in one statement per pass.
+    private let acknowledged = Mutex<[Entry.Ref]>([])
+    private let unsettled = Atomic<Int>(0)
+
+    /// Kept this many acknowledged rows at most while PostgreSQL is away; beyond
+    /// it they are forgotten here and the relay publishes them once more
+    /// (a duplicate event, which consumers ignore).
+    public static var maxAcknowledged: Int { 100_000 }
+    /// Lanes the relay publishes side by side (a lane's events one after another).
+    static var parallelLanes: Int { 32 }
+
+
+    public init(outbox: any Outbox<Entry>, events: any EventPublisher, logger: Logger, grace: Duration = .seconds(2)) {
+        self.outbox = outbox
+        self.events = events
+        self.logger = logger
+        self.grace = grace
+    }
+
+    /// The handler's path, right after the commit: the event is handed to the
+    /// producer at once (so a lane's events leave in the order of their
+    /// changes, and with the reply the processor produces next) and the handler
+    /// does not wait for the broker: the outbox row holds the event until the
+    /// broker acknowledged it (then the row is forgotten) or, failing that,
+    /// until the relay publishes it.
+    public func announce(_ entry: Entry?) {
+        guard let entry else { return }
+        let delivery = entry.enqueue(on: events)
+        unsettled.add(1, ordering: .relaxed)
+        Task {
+            await self.settle(delivery, of: entry)
+            self.unsettled.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// As `announce`, but returns once the broker answered, either way: for
+    /// changes whose readers should have the event before the client has the
+    /// answer. A refusal is not the client's failure: the change is committed
+    /// and the relay publishes it.
+    public func announceAndWait(_ entry: Entry?) async {
+        await announceAndWait(entry.map { [$0] } ?? [])
+    }
+
+    /// Several at once: all handed over, then their answers awaited.
+    public func announceAndWait(_ entries: [Entry]) async {
+        let deliveries = entries.map { ($0, $0.enqueue(on: events)) }
+        for (entry, delivery) in deliveries { await settle(delivery, of: entry) }
+    }
+
+    private func settle(_ delivery: RecordDelivery, of entry: Entry) async {
+        do {
+            try await delivery.wait()
+        } catch {
+            OutboxMetrics.failures["handler"].increment()
+            logger.warning(
+                "change committed, event left to the outbox relay",
+                metadata: ["lane": "\(entry.lane)", "error": "\(error)"])
+            return
+        }
+        OutboxMetrics.published["handler"].increment()
+        acknowledged.withLock { rows in
+            if rows.count >= Self.maxAcknowledged { rows.removeFirst(rows.count - Self.maxAcknowledged + 1) }
+            rows.append(entry.ref)
+        }
+    }
+
+    /// Events the handler handed over whose broker answer is still to come.
+    public var inFlight: Int { unsettled.load(ordering: .relaxed) }
+
+    /// Rows the handler published whose deletion is still to come.
+    public var acknowledgedCount: Int { acknowledged.withLock { $0.count } }
+
+    /// Every `interval` until cancelled: forgets what the handler got
+    /// acknowledged, then runs a relay pass (one instance at a time).
+    public func run(every interval: Duration = .milliseconds(500)) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            do {
+                try await pass()
+            } catch {
+                logger.warning("outbox relay pass failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
+    /// One round: the acknowledged rows deleted, then the relay's pass.
+    @discardableResult
+    public func pass() async throws -> OutboxPass {
+        let done = acknowledged.withLock { rows in
+            defer { rows.removeAll(keepingCapacity: true) }
+            return rows
+        }
+        if !done.isEmpty {
+            do {
+                try await outbox.announced(done)
+            } catch {
+                acknowledged.withLock { $0.insert(contentsOf: done.suffix(max(0, Self.maxAcknowledged - $0.count)), at: 0) }
+                throw error
+            }
+        }
+        let outcome = try await outbox.relayUnannounced(olderThan: grace, limit: 1000) { due in
+            await self.publishInOrder(due)
+        }
+        if case .relayed(let published, let failed, let left) = outcome {
+            OutboxMetrics.backlog.record(left)
+            if published > 0 || failed > 0 {
+                logger.info(
+                    "outbox relayed late events",
+                    metadata: ["published": "\(published)", "failed": "\(failed)", "backlog": "\(left)"])
+            }
+        }
+        return outcome
+    }
+
+    /// Publishes lanes side by side and each lane's events in order, stopping
+    /// a lane at its first refusal (the rest wait for the next pass, so order
+    /// holds); answers what the broker took.
+    private func publishInOrder(_ due: [Entry]) async -> [Entry.Ref] {
+        var lanes: [String: [Entry]] = [:]
+        for entry in due { lanes[entry.lane, default: []].append(entry) }
+        var pending = lanes.values.makeIterator()
+        return await withTaskGroup(of: [Entry.Ref].self) { group in
+            for _ in 0..<Self.parallelLanes {
+                guard let lane = pending.next() else { break }
+                group.addTask { await self.publishLane(lane) }
+            }
+            var published: [Entry.Ref] = []
+            for await done in group {
+                published += done
+                if let lane = pending.next() { group.addTask { await self.publishLane(lane) } }
+            }
+            return published
+        }
+    }
+
+    private func publishLane(_ entries: [Entry]) async -> [Entry.Ref] {
+        var done: [Entry.Ref] = []
+        for entry in entries {
+            do { try await entry.enqueue(on: events).wait() } catch {
+                OutboxMetrics.failures["relay"].increment()
+                break
+            }
+            OutboxMetrics.published["relay"].increment()
+            done.append(entry.ref)
+        }
+        return done
+    }
+}
+
+/// Label `by`: `handler` (published right after the commit) or `relay`.
+enum OutboxMetrics {
+    static let published = LabeledFamily(counter: MetricNames.outboxPublished, label: "by")
+    static let failures = LabeledFamily(counter: MetricNames.outboxPublishFailures, label: "by")
+    static let backlog = Gauge(label: MetricNames.outboxBacklog)
+}
