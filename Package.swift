@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -83,6 +84,7 @@ let package = Package(
             dependencies: [
                 "GeoChatRuntime", "GeoChatBus", "GeoChatDomain", "GeoChatMetrics",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -170,6 +172,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"),
+        .testTarget(
+            // The services' platform: configuration, and reaching Kafka and PostgreSQL as operators set them up.
+            name: "PlatformTests",
+            dependencies: [
+                "GeoChatPostgres", "GeoChatRuntime", "GeoChatKafka", "GeoChatTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/PlatformTests"),
         .testTarget(
             name: "SessionServiceTests",
             dependencies: [

@@ -51,6 +51,29 @@ open_path_for_postgres() {
   done
 }
 
+# The CA of the local PostgreSQL's TLS certificate, made by pg_tls; services
+# check the server against it (GEOCHAT_PG_SSLMODE=verify-full).
+pg_ca_file() { echo "$1.tls/ca.crt"; } # DATA_DIR
+
+# A CA of our own and a server certificate it signs for 127.0.0.1 and
+# localhost, made once per data directory (as an operator's PKI would).
+pg_tls() { # DATA_DIR
+  local data=$1 tls="$1.tls"
+  [ -f "$tls/ca.crt" ] && [ -f "$data/server.crt" ] && return 0
+  mkdir -p "$tls"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=GeoChat test CA" \
+    -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > "$tls/server.ext"
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$tls/server.ext" -out "$tls/server.crt" 2>/dev/null
+  cp "$tls/server.crt" "$tls/server.key" "$data/"
+  chmod 600 "$data/server.key"
+  [ "$(id -u)" = 0 ] && chown postgres "$data/server.crt" "$data/server.key"
+  chmod 644 "$tls/ca.crt"
+  open_path_for_postgres "$tls"
+}
+
 pg_start() { # DATA_DIR PORT
   local data=$1 port=$2
   mkdir -p "$data"
@@ -60,11 +83,12 @@ pg_start() { # DATA_DIR PORT
     log "postgres: initdb $data"
     as_postgres "$PG_BIN/initdb -D '$data' -A trust -U postgres -E UTF8 --locale=C.UTF-8" >/dev/null
   fi
+  pg_tls "$data"
   if as_postgres "$PG_BIN/pg_ctl -D '$data' status" >/dev/null 2>&1; then
     log "postgres: already running on $port"
   else
-    log "postgres: start on 127.0.0.1:$port"
-    as_postgres "$PG_BIN/pg_ctl -D '$data' -l '$data/postgres.log' -w -t 60 -o \"-p $port -k '$data' -c listen_addresses=127.0.0.1 -c max_connections=300\" start" >/dev/null
+    log "postgres: start on 127.0.0.1:$port (TLS on, CA $(pg_ca_file "$data"))"
+    as_postgres "$PG_BIN/pg_ctl -D '$data' -l '$data/postgres.log' -w -t 60 -o \"-p $port -k '$data' -c listen_addresses=127.0.0.1 -c max_connections=300 -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key\" start" >/dev/null
   fi
   if ! psql -h 127.0.0.1 -p "$port" -U postgres -Atc "SELECT 1 FROM pg_database WHERE datname = 'geochat'" | grep -q 1; then
     psql -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE DATABASE geochat" >/dev/null

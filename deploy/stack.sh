@@ -72,10 +72,15 @@ write_instance_env() { # NAME INSTANCE
   {
     echo "GEOCHAT_INSTANCE_ID=$2"
     echo "GEOCHAT_KAFKA_BROKERS=127.0.0.1:$(port_of kafka)"
+    # The dev broker's workarounds (docs/operations.md, "Kafka"); a cluster takes the default, kafka.
+    echo "GEOCHAT_KAFKA_PROFILE=tansu"
     echo "GEOCHAT_PG_HOST=127.0.0.1"
     echo "GEOCHAT_PG_PORT=$(port_of postgres)"
     echo "GEOCHAT_PG_USER=postgres"
     echo "GEOCHAT_PG_DATABASE=geochat"
+    # TLS as in production: the local PostgreSQL's certificate is checked against the CA pg_tls made.
+    echo "GEOCHAT_PG_SSLMODE=verify-full"
+    echo "GEOCHAT_PG_SSLROOTCERT=$(pg_ca_file "$STATE/pg")"
     echo "GEOCHAT_HTTP_HOST=127.0.0.1"
     echo "GEOCHAT_HTTP_PORT=$(port_of "$2")"
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true

@@ -56,7 +56,8 @@ if [ "$RUN_UNIT" = 1 ]; then
   pg_start "$PG_STATE" "$pgport"
   log "unit, store and broker tests: swift test"
   # pipefail: the pipeline fails when swift test does.
-  if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" GEOCHAT_TEST_PG_PORT="$pgport" LD_LIBRARY_PATH="$ROOT/.runtime/lib" \
+  if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" GEOCHAT_TEST_PG_PORT="$pgport" \
+      GEOCHAT_TEST_PG_CA="$(pg_ca_file "$PG_STATE")" LD_LIBRARY_PATH="$ROOT/.runtime/lib" \
       swift test 2>&1 \
       | grep -vE "^\[[0-9]+/[0-9]+\]|^Test Case .* started"; then
     failed=1

@@ -102,9 +102,14 @@ public final class KafkaConsumer: Sendable {
             var partitions: [PartitionID] = []
             var ends: [String: Int64] = [:]
             for topic in topics {
-                for (partition, end) in try handle.highWatermarks(topic, timeoutMs: 5000) {
-                    partitions.append(PartitionID(topic: topic, partition: partition))
-                    ends["\(topic)/\(partition)"] = end
+                for partition in try handle.highWatermarks(topic, timeoutMs: 5000).keys {
+                    let id = PartitionID(topic: topic, partition: partition)
+                    partitions.append(id)
+                    // Only what a partition still holds is there to read: one
+                    // emptied by retention (low = high) has nothing, however
+                    // high its offsets went.
+                    let (low, high) = try handle.watermarks(id, timeoutMs: 5000)
+                    if high > low { ends["\(topic)/\(partition)"] = high }
                 }
             }
             try handle.assignFromBeginning(partitions)

@@ -61,7 +61,11 @@ public final class KafkaProducer: RecordSender {
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {
-        if let handle = current.withLock({ $0 }), handle.signals.lostAllBrokers.load(ordering: .acquiring) {
+        // The dev broker forgets producer ids when it restarts; a Kafka cluster
+        // does not, and a producer that saw every broker go is still good there.
+        if settings.profile == .tansu, let handle = current.withLock({ $0 }),
+            handle.signals.lostAllBrokers.load(ordering: .acquiring)
+        {
             replace(handle, reason: "all brokers were down; the broker may have lost our producer id")
         }
         return try current.withLock { slot in

@@ -1,8 +1,34 @@
+/// The broker the services talk to. The one-machine stack runs Tansu, whose
+/// ways need workarounds a Kafka cluster must not get (docs/architecture.md,
+/// "Kafka settings").
+public enum BrokerProfile: String, Sendable, CaseIterable {
+    /// A Kafka cluster: long-poll fetches (a waiting fetch is answered as soon
+    /// as data arrives), topics that outlive restarts.
+    case kafka
+    /// The dev broker: short fetch waits (it answers a waiting fetch only when
+    /// the wait ends), topics kept in memory and made anew after a restart
+    /// (consumers rewind, producers are replaced, topics re-created every 5 s).
+    case tansu
+}
+
+/// What start-up does about the shared topics.
+public enum TopicsMode: String, Sendable, CaseIterable {
+    /// Creates those missing, with the specs in code (`TopicSpec`).
+    case create
+    /// Only checks that they exist with enough partitions (topics managed by
+    /// the operator, e.g. Strimzi `KafkaTopic`; no create rights needed).
+    case verify
+}
+
 /// How the services talk to Kafka. Defaults are tuned for low latency on one
 /// machine (see docs/architecture.md, "Kafka settings"); every value can be
 /// overridden through configuration.
 public struct KafkaSettings: Sendable {
     public var brokers: String
+    public var profile: BrokerProfile = .kafka
+    public var topicsMode: TopicsMode = .create
+    /// `min.insync.replicas` of the topics this instance creates (nil: the broker's default).
+    public var minInsyncReplicas: Int?
     public var clientID: String
     /// Partitions of the shared topics when this instance creates them.
     public var partitions: Int
@@ -21,7 +47,7 @@ public struct KafkaSettings: Sendable {
     public var lingerMs: Int
     /// A record not acknowledged by then fails (the broker is away).
     public var messageTimeoutMs: Int
-    /// Extra librdkafka properties, applied last.
+    /// Extra librdkafka properties (an operator's: security, SASL, TLS, …), applied last.
     public var overrides: [String: String]
     /// A topic's `topic` label in metrics. Topics made per instance (a requester's
     /// reply topic) should map to one label, so labels stay few however many
@@ -68,6 +94,14 @@ public struct KafkaSettings: Sendable {
             // Topics are made by TopicProvisioner with our partition count, never by accident.
             "allow.auto.create.topics": "false",
         ]) { $1 }.merging(overrides) { $1 }
+    }
+
+    /// Checks every property librdkafka would be given, producer's and
+    /// consumer's, without connecting: a refused one is named in the error.
+    public func validate() throws(KafkaError) {
+        try RDKafkaConfig.check(producerProperties)
+        try RDKafkaConfig.check(
+            consumerProperties(group: "geochat-validate", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWaitMaxMs))
     }
 
     func consumerProperties(group: String, commits: Bool, reset: String, fetchWaitMaxMs: Int) -> [String: String] {

@@ -1,7 +1,40 @@
 import Logging
 
+/// A topic as this code creates it: its partitions and what it keeps.
+public struct TopicSpec: Sendable, Equatable {
+    public enum Retention: Sendable, Equatable {
+        /// The latest record of each key, for ever (`cleanup.policy=compact`).
+        case compacted
+        /// Every record for this long (`retention.ms`).
+        case time(milliseconds: Int64)
+    }
+
+    public var name: String
+    /// Nil: the settings' partition count.
+    public var partitions: Int?
+    public var retention: Retention
+
+    public init(name: String, partitions: Int? = nil, retention: Retention) {
+        self.name = name
+        self.partitions = partitions
+        self.retention = retention
+    }
+
+    /// The topic-level configuration it is created with.
+    func config(minInsyncReplicas: Int?) -> [String: String] {
+        var config: [String: String]
+        switch retention {
+        case .compacted: config = ["cleanup.policy": "compact"]
+        case .time(let ms): config = ["cleanup.policy": "delete", "retention.ms": String(ms)]
+        }
+        if let minInsyncReplicas { config["min.insync.replicas"] = String(minInsyncReplicas) }
+        return config
+    }
+}
+
 /// Creates the topics a service needs at start, idempotently: several instances
-/// may start at once, and a broker that lost its topics gets them back.
+/// may start at once, and a broker that lost its topics gets them back. With
+/// `TopicsMode.verify` it only checks that they exist (topics the operator manages).
 public struct TopicProvisioner: Sendable {
     let producer: KafkaProducer
     let settings: KafkaSettings
@@ -13,20 +46,32 @@ public struct TopicProvisioner: Sendable {
         self.logger = logger
     }
 
-    /// One attempt; throws when the broker does not answer in time.
-    public func ensure(_ topics: [String], partitions: Int? = nil) throws {
-        let count = partitions ?? settings.partitions
-        try producer.administer { client in
-            try client.createTopics(topics.map { ($0, count) }, replicationFactor: settings.replicationFactor, timeoutMs: 5000)
+    /// One attempt; throws when the broker does not answer in time, or (verify)
+    /// names the topics missing. `mode` nil: the settings' mode.
+    public func ensure(_ topics: [TopicSpec], mode: TopicsMode? = nil) throws {
+        switch mode ?? settings.topicsMode {
+        case .create:
+            try producer.administer { client in
+                try client.createTopics(
+                    topics.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
+                    replicationFactor: settings.replicationFactor, timeoutMs: 5000)
+            }
+        case .verify:
+            let missing = try producer.administer { client in
+                try topics.filter { (try? client.partitionCount($0.name, timeoutMs: 5000)) ?? 0 < 1 }.map(\.name)
+            }
+            guard missing.isEmpty else {
+                throw KafkaError.admin("topics missing (GEOCHAT_KAFKA_TOPICS=verify): \(missing.joined(separator: ", "))")
+            }
         }
     }
 
     /// Tries until it succeeds or the task is cancelled (the broker may start after us).
-    public func ensureRetrying(_ topics: [String], partitions: Int? = nil) async throws {
+    public func ensureRetrying(_ topics: [TopicSpec], mode: TopicsMode? = nil) async throws {
         var attempt = 0
         while true {
             do {
-                try await offloaded { [self] in try ensure(topics, partitions: partitions) }
+                try await offloaded { [self] in try ensure(topics, mode: mode) }
                 return
             } catch {
                 attempt += 1
@@ -39,17 +84,26 @@ public struct TopicProvisioner: Sendable {
     }
 
     /// Checks every few seconds that the topics still exist: a broker that keeps
-    /// topics in memory forgets them when it restarts, and producers do not
-    /// auto-create (they would pick the broker's partition count, not ours).
-    public func keep(_ topics: [String], partitions: Int? = nil, every interval: Duration = .seconds(5)) async {
+    /// topics in memory (the `tansu` profile) forgets them when it restarts,
+    /// and producers do not auto-create (they would pick the broker's
+    /// partition count, not ours). With any other profile it returns at once:
+    /// a Kafka cluster keeps its topics.
+    public func keep(_ topics: [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)) async {
+        guard settings.profile == .tansu else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             do {
-                try await offloaded { [self] in try ensure(topics, partitions: partitions) }
+                try await offloaded { [self] in try ensure(topics, mode: mode) }
             } catch {
                 logger.debug("topic check failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// Deletes topics this instance made for itself (a reply topic under a
+    /// generated instance id, at shutdown: the next start has another name).
+    public func delete(_ topics: [String]) async throws {
+        try await offloaded { [producer] in try producer.administer { try $0.deleteTopics(topics, timeoutMs: 5000) } }
     }
 
     /// How many records the topic holds now (the sum of its high watermarks).

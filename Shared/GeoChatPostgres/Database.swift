@@ -7,10 +7,14 @@ public final class Database: Sendable {
     public let client: MeasuredPostgresClient
     public let logger: Logger
 
-    public init(settings: PostgresSettings, logger: Logger) {
+    /// Throws for settings that cannot work (an unreadable CA file).
+    public init(settings: PostgresSettings, logger: Logger) throws {
         var configuration = PostgresClient.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-            database: settings.database, tls: .disable)
+            database: settings.database, tls: try settings.tlsConfiguration().map { .require($0) } ?? .disable)
+        if let timeout = settings.statementTimeoutMs {
+            configuration.options.additionalStartupParameters.append(("statement_timeout", String(timeout)))
+        }
         configuration.options.maximumConnections = settings.maxConnections
         configuration.options.minimumConnections = 1
         // Fail fast while PostgreSQL is away: requests answer 503 instead of hanging.

@@ -8,6 +8,9 @@ import Logging
 public struct ServiceEnvironment: Sendable {
     public let service: String
     public let instanceID: String
+    /// No `instance.id` was given: the id is this process's alone (host, pid,
+    /// random), so what is named after it (its reply topic) goes with it.
+    public let instanceIDIsGenerated: Bool
     public let configuration: Configuration
     public let logger: Logger
     public private(set) var kafka: KafkaSettings
@@ -22,26 +25,73 @@ public struct ServiceEnvironment: Sendable {
         let level = Logger.Level(rawValue: configuration.string("log.level", default: "info")) ?? .info
         LoggingSystem.bootstrap { LogfmtHandler(label: $0, level: level) }
         ServiceMetrics.bootstrap()
-        self.instanceID = configuration.string("instance.id") ?? Self.generatedInstanceID(service)
+        let configuredID = configuration.string("instance.id")
+        self.instanceID = configuredID ?? Self.generatedInstanceID(service)
+        self.instanceIDIsGenerated = configuredID == nil
         var logger = Logger(label: service)
         logger[metadataKey: "instance"] = "\(instanceID)"
         self.logger = logger
-        self.kafka = KafkaSettings(
-            brokers: configuration.string("kafka.brokers", default: "127.0.0.1:9092"),
-            clientID: "geochat-\(instanceID)",
-            partitions: try configuration.int("partitions", default: 8),
-            replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
-            sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
-            fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: 10),
-            backgroundFetchWaitMaxMs: try configuration.int("kafka.background.fetch.wait.max.ms", default: 100),
-            lingerMs: try configuration.int("kafka.linger.ms", default: 1),
-            messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000))
+        do {
+            self.kafka = try Self.kafkaSettings(configuration, clientID: "geochat-\(instanceID)")
+            try kafka.validate()
+        } catch {
+            // A clear line and a non-zero exit, not a crash: the operator's
+            // configuration is wrong, and restarting will not mend it.
+            logger.critical("configuration refused; not starting", metadata: ["error": "\(error)"])
+            Self.exitForBadConfiguration()
+        }
         // Every requester's reply topic counts as one label.
         let replyTopics = Topics.replies(instance: "")
         self.kafka.metricLabel = { $0.hasPrefix(replyTopics) ? "geochat.replies" : $0 }
         self.httpHost = configuration.string("http.host", default: "127.0.0.1")
         self.httpPort = try configuration.int("http.port", default: defaultPort)
     }
+
+    /// Kafka as configured: `kafka.profile` (`kafka`, the default, or `tansu`,
+    /// the dev broker), `kafka.topics` (`create` or `verify`), the latency
+    /// knobs with the profile's defaults, and librdkafka properties from
+    /// `kafka.properties.file` then `GEOCHAT_RDKAFKA_*` (these win).
+    static func kafkaSettings(_ configuration: Configuration, clientID: String) throws -> KafkaSettings {
+        let profileName = configuration.string("kafka.profile", default: BrokerProfile.kafka.rawValue)
+        guard let profile = BrokerProfile(rawValue: profileName) else {
+            throw ConfigurationError(
+                key: "kafka.profile", value: profileName, expected: BrokerProfile.allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        let modeName = configuration.string("kafka.topics", default: TopicsMode.create.rawValue)
+        guard let topicsMode = TopicsMode(rawValue: modeName) else {
+            throw ConfigurationError(
+                key: "kafka.topics", value: modeName, expected: TopicsMode.allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        // Tansu answers a waiting fetch only when its wait ends, so the wait is
+        // the latency; Kafka answers as soon as a record arrives, so a long wait
+        // costs no latency and saves the empty round trips of an idle consumer.
+        let (interactiveWait, backgroundWait) = profile == .tansu ? (10, 100) : (500, 500)
+        var overrides: [String: String] = [:]
+        if let file = configuration.string("kafka.properties.file") {
+            overrides = try Configuration.propertiesFile(at: file)
+        }
+        overrides.merge(configuration.dottedProperties(prefix: "rdkafka")) { _, fromEnvironment in fromEnvironment }
+        var settings = KafkaSettings(
+            brokers: configuration.string("kafka.brokers", default: "127.0.0.1:9092"),
+            clientID: clientID,
+            partitions: try configuration.int("partitions", default: 8),
+            replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
+            sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
+            fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: interactiveWait),
+            backgroundFetchWaitMaxMs: try configuration.int("kafka.background.fetch.wait.max.ms", default: backgroundWait),
+            lingerMs: try configuration.int("kafka.linger.ms", default: 1),
+            messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000),
+            overrides: overrides)
+        settings.profile = profile
+        settings.topicsMode = topicsMode
+        if configuration.string("kafka.min.insync.replicas") != nil {
+            settings.minInsyncReplicas = try configuration.int("kafka.min.insync.replicas", default: 1)
+        }
+        return settings
+    }
+
+    /// Exit status 2: the configuration was refused (documented in docs/operations.md).
+    static func exitForBadConfiguration() -> Never { exit(2) }
 
     /// Host, pid and a random suffix: unique per process, readable in logs and topic names.
     static func generatedInstanceID(_ service: String) -> String {

@@ -79,7 +79,8 @@ public struct ServiceHost: Sendable {
     ) throws -> KafkaConsumer {
         let consumer = try KafkaConsumer(settings: environment.kafka, topics: topics, mode: mode, pace: pace, logger: logger)
         consumers.append(consumer)
-        if case .group = mode {} else {
+        // Only the dev broker makes topics anew (a Kafka cluster keeps them).
+        if case .group = mode {} else if environment.kafka.profile == .tansu {
             runs("follow \(topics.joined(separator: ","))") { await consumer.followRecreatedTopics() }
         }
         return consumer
@@ -121,9 +122,9 @@ public struct ServiceHost: Sendable {
             readiness.markStarted()
             logger.info("\(environment.service) ready to start", metadata: ["http_port": "\(environment.httpPort)"])
             await runComponents()
-        }, shutdown: { [consumers, bus, producer] in
+        }, shutdown: { [consumers, bus, producer, environment] in
             for consumer in consumers { await consumer.close() }
-            await bus?.shutdown()
+            await bus?.shutdown(deletingReplyTopic: environment.instanceIDIsGenerated)
             producer.close()
         })
         try await runServiceGroup(resources + [worker, http], logger: logger)
@@ -131,7 +132,7 @@ public struct ServiceHost: Sendable {
 
     private func startUp() async throws {
         for migrate in migrations { try await migrate() }
-        try await topics.ensureRetrying(Topics.shared)
+        try await topics.ensureRetrying(TopicSpecs.shared)
         for consumer in consumers {
             while true {
                 do {
@@ -148,7 +149,9 @@ public struct ServiceHost: Sendable {
     /// Every component side by side; when one ends (cancelled at shutdown), all do.
     private func runComponents() async {
         var all = components
-        all.append(HostedComponent(name: "topics") { await topics.keep(Topics.shared) })
+        if environment.kafka.profile == .tansu {
+            all.append(HostedComponent(name: "topics") { await topics.keep(TopicSpecs.shared) })
+        }
         if let bus { all.append(HostedComponent(name: "command bus") { try await bus.run() }) }
         await withTaskGroup(of: Void.self) { group in
             for component in all {

@@ -29,7 +29,7 @@ final class KafkaTransportTests: XCTestCase {
         let topic = uniqueTopic("tail")
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic])
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))])
         let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
         try await consumer.start()
         for i in 0..<40 {
@@ -55,7 +55,7 @@ final class KafkaTransportTests: XCTestCase {
         let group = "test-group-\(UUID().uuidString.prefix(8))"
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 1)
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, partitions: 1, retention: .time(milliseconds: 3_600_000))])
         for i in 0..<10 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8), partition: 0) }
 
         let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
@@ -84,7 +84,7 @@ final class KafkaTransportTests: XCTestCase {
         let group = "test-share-\(UUID().uuidString.prefix(8))"
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([topic], partitions: 4)
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, partitions: 4, retention: .time(milliseconds: 3_600_000))])
         let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await a.start()
@@ -111,9 +111,8 @@ final class KafkaTransportTests: XCTestCase {
     func testRequestReplyAnswersRefusesAndTimesOut() async throws {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
-            Probe.topic, Unanswered.topic,
-        ])
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
+            [Probe.topic, Unanswered.topic].map { TopicSpec(name: $0, retention: .time(milliseconds: 3_600_000)) })
         let bus = try KafkaCommandBus(
             instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
         let busTask = Task { try await bus.run() }
@@ -212,13 +211,31 @@ struct TopicProvisionerTests {
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
         let partitions = { try producer.administer { try $0.partitionCount(topic, timeoutMs: 5000) } }
 
-        try provisioner.ensure([topic], partitions: 3)
+        try provisioner.ensure([TopicSpec(name: topic, partitions: 3, retention: .compacted)])
         #expect(try partitions() == 3)
         // Another instance starting: "already exists" is success, and nothing changes.
-        try provisioner.ensure([topic], partitions: 3)
+        try provisioner.ensure([TopicSpec(name: topic, partitions: 3, retention: .compacted)])
         #expect(try partitions() == 3)
         // Not even when it would ask for another count (the default here, 4).
-        try provisioner.ensure([topic])
+        try provisioner.ensure([TopicSpec(name: topic, retention: .compacted)])
         #expect(try partitions() == 3)
+    }
+
+    @Test func verifyingNamesTheMissingTopicsAndCreatesNothing() throws {
+        let settings = KafkaSettings(
+            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 2, sessionTimeoutMs: 2000)
+        let present = TopicSpec(name: "test.present.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
+        let missing = TopicSpec(name: "test.missing.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        try provisioner.ensure([present], mode: .create)
+        try provisioner.ensure([present], mode: .verify)
+        #expect(throws: KafkaError.admin("topics missing (GEOCHAT_KAFKA_TOPICS=verify): \(missing.name)")) {
+            try provisioner.ensure([present, missing], mode: .verify)
+        }
+        #expect(throws: KafkaError.self, "verifying did not create it") {
+            try producer.administer { try $0.partitionCount(missing.name, timeoutMs: 2000) }
+        }
     }
 }

@@ -18,7 +18,7 @@ final class SettingsAndBansFeedTests: XCTestCase {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let topics = TopicProvisioner(producer: producer, settings: settings, logger: logger)
-        try await topics.ensureRetrying(SettingsAndBansFeed.topics)
+        try await topics.ensureRetrying(SettingsAndBansFeed.topics.map { TopicSpecs.spec(for: $0) })
         let events = KafkaEventPublisher(sender: producer)
         let before = try await topics.recordCount(Topics.settings) + topics.recordCount(Topics.bans)
 

@@ -15,6 +15,10 @@ public enum ScratchDatabase {
 
     public static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
+    /// The CA of the test PostgreSQL's certificate (`GEOCHAT_TEST_PG_CA`, made by
+    /// deploy/test.sh): scratch databases are then reached with `verify-full`, as services reach theirs.
+    public static var certificateAuthority: String? { ProcessInfo.processInfo.environment["GEOCHAT_TEST_PG_CA"] }
+
     public struct NotConfigured: Error, CustomStringConvertible {
         public var description: String { "GEOCHAT_TEST_PG_PORT is not set (deploy/test.sh starts a PostgreSQL for the unit tests)" }
     }
@@ -23,10 +27,10 @@ public enum ScratchDatabase {
         guard let port else { throw NotConfigured() }
         let logger = Logger(label: "scratch-database")
         let name = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = Database(settings: settings(port: port, database: "postgres"), logger: logger)
+        let admin = try Database(settings: settings(port: port, database: "postgres"), logger: logger)
         return try await running(admin) {
             try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-            let database = Database(settings: settings(port: port, database: name), logger: logger)
+            let database = try Database(settings: settings(port: port, database: name), logger: logger)
             let drop = PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)")
             do {
                 let value = try await running(database) { try await body(database) }
@@ -39,12 +43,14 @@ public enum ScratchDatabase {
         }
     }
 
-    static func settings(port: Int, database: String) -> PostgresSettings {
-        PostgresSettings(host: "127.0.0.1", port: port, user: "postgres", password: nil, database: database, maxConnections: 4)
+    public static func settings(port: Int, database: String) -> PostgresSettings {
+        PostgresSettings(
+            host: "127.0.0.1", port: port, user: "postgres", password: nil, database: database, maxConnections: 4,
+            tlsMode: certificateAuthority == nil ? .disable : .verifyFull, rootCertificatePath: certificateAuthority)
     }
 
     /// Runs `body` while the database's pool runs.
-    static func running<T: Sendable>(_ database: Database, _ body: @Sendable () async throws -> T) async throws -> T {
+    public static func running<T: Sendable>(_ database: Database, _ body: @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 await database.run()

@@ -28,7 +28,7 @@ enum AdminBootstrap {
             print(error.text)
             return 2
         }
-        let database = Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
+        let database = try Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         return try await withThrowingTaskGroup(of: Int32?.self) { group in
             group.addTask { await database.run(); return nil }
             group.addTask {

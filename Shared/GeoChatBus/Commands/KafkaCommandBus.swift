@@ -20,10 +20,13 @@ public final class KafkaCommandBus: CommandBus {
     private let ready = Atomic<Bool>(false)
     private let pingID = "ping-" + KafkaCommandBus.randomToken()
 
+    private let profile: BrokerProfile
+
     public init(instance: String, settings: KafkaSettings, producer: KafkaProducer, logger: Logger) throws {
         self.replyTopic = Topics.replies(instance: instance)
         self.producer = producer
         self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        self.profile = settings.profile
         self.consumer = try KafkaConsumer(settings: settings, topics: [replyTopic], mode: .tail, pace: .interactive, logger: logger)
         self.logger = logger
     }
@@ -33,13 +36,15 @@ public final class KafkaCommandBus: CommandBus {
 
     /// Reads replies until cancelled. Also expires waiters whose deadline passed.
     public func run() async throws {
-        try await provisioner.ensureRetrying([replyTopic], partitions: 1)
+        // Always made by its instance, whatever `TopicsMode` says: its name is
+        // the instance's (docs/operations.md: the create right on `geochat.replies.`).
+        try await provisioner.ensureRetrying(replyTopics, mode: .create)
         try await consumer.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await self.expireLoop() }
             group.addTask { try? await self.pingUntilReady() }
             group.addTask { try? await self.keepTopicLoop() }
-            group.addTask { await self.consumer.followRecreatedTopics() }
+            if profile == .tansu { group.addTask { await self.consumer.followRecreatedTopics() } }
             for await record in consumer.records {
                 deliver(record)
             }
@@ -47,8 +52,17 @@ public final class KafkaCommandBus: CommandBus {
         }
     }
 
-    public func shutdown() async {
+    /// Stops reading replies. `deletingReplyTopic`: the instance's id was made
+    /// up at start (no `GEOCHAT_INSTANCE_ID`), so no later process will use
+    /// this topic again; it goes rather than being left behind.
+    public func shutdown(deletingReplyTopic: Bool = false) async {
         await consumer.close()
+        guard deletingReplyTopic else { return }
+        do {
+            try await provisioner.delete([replyTopic])
+        } catch {
+            logger.warning("reply topic not deleted", metadata: ["topic": "\(replyTopic)", "error": "\(error)"])
+        }
     }
 
     public func send<Command: WireCommand>(
@@ -138,8 +152,10 @@ public final class KafkaCommandBus: CommandBus {
 
     /// A broker that lost its memory forgets our reply topic; make it again.
     private func keepTopicLoop() async throws {
-        await provisioner.keep([replyTopic], partitions: 1)
+        await provisioner.keep(replyTopics, mode: .create)
     }
+
+    private var replyTopics: [TopicSpec] { [TopicSpecs.spec(for: replyTopic, partitions: 1)] }
 
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()

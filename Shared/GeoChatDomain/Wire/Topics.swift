@@ -26,6 +26,25 @@ public enum Topics {
     /// Each requesting instance's private reply topic (one partition).
     public static func replies(instance: String) -> String { "geochat.replies." + instance }
 
+    /// How long a topic's records matter (docs/operations.md, "Production"):
+    /// its retention follows.
+    public enum Kind: Sendable {
+        /// Commands, replies and presence: read within seconds, then useless.
+        case transient
+        /// Events: read by whoever follows them; kept for consumers that were away.
+        case events
+        /// The latest record of each key is the state (settings, bans): compacted, kept for ever.
+        case state
+    }
+
+    public static func kind(of topic: String) -> Kind {
+        switch topic {
+        case settings, bans: .state
+        case sessionEvents, roomEvents, messageEvents: .events
+        default: .transient
+        }
+    }
+
     /// The shared topics every service creates at start.
     public static let shared = [
         sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, expiryCommands,

@@ -9,10 +9,17 @@ enum RDKafkaConfig {
             let result = rd_kafka_conf_set(conf, key, value, &errstr, errstr.count)
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
-                throw KafkaError.configuration("\(key)=\(value): \(String(errorBuffer: errstr))")
+                // Secrets are named, never shown.
+                let shown = key.contains("password") || key.contains("secret") || key.hasSuffix(".pem") ? "…" : value
+                throw KafkaError.configuration("\(key)=\(shown): \(String(errorBuffer: errstr))")
             }
         }
         return conf
+    }
+
+    /// Builds and frees a configuration: librdkafka checks names and values as they are set.
+    static func check(_ properties: [String: String]) throws(KafkaError) {
+        rd_kafka_conf_destroy(try make(properties))
     }
 
     /// Creates a client handle; librdkafka takes ownership of `conf` on success.

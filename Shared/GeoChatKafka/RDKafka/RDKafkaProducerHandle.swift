@@ -125,7 +125,13 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     }
 
     /// Creates the topics that do not exist yet ("already exists" is success).
-    func createTopics(_ topics: [(name: String, partitions: Int)], replicationFactor: Int, timeoutMs: Int32) throws(KafkaError) {
+    func deleteTopics(_ names: [String], timeoutMs: Int32) throws(KafkaError) {
+        try RDKafkaAdmin.deleteTopics(client: handle, names, timeoutMs: timeoutMs)
+    }
+
+    func createTopics(
+        _ topics: [(name: String, partitions: Int, config: [String: String])], replicationFactor: Int, timeoutMs: Int32
+    ) throws(KafkaError) {
         try RDKafkaAdmin.createTopics(client: handle, topics, replicationFactor: replicationFactor, timeoutMs: timeoutMs)
     }
 

@@ -1,0 +1,44 @@
+"""Production settings reach the services (docs/operations.md, "Production"):
+librdkafka properties from the environment reach the Kafka client, and a value
+it refuses stops start-up with a clear line naming it; the services reach
+PostgreSQL over TLS with the certificate checked (`verify-full`)."""
+import os
+import subprocess
+
+from geochat_support.db import sql
+
+
+def run_service(stack, binary, **environment):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
+    env["LD_LIBRARY_PATH"] = os.path.join(stack["ROOT"], ".runtime", "lib")  # as deploy/lib.sh starts services
+    env.update(environment)
+    return subprocess.run([os.path.join(stack["BIN_DIR"], binary)], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_refused_librdkafka_property_stops_start_up_naming_it(stack):
+    run = run_service(stack, "geochat-rooms", GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"],
+                      GEOCHAT_RDKAFKA_SECURITY_PROTOCOL="carrier-pigeon", GEOCHAT_RDKAFKA_SASL_PASSWORD="hunter2",
+                      GEOCHAT_HTTP_PORT="1")
+    output = run.stdout + run.stderr
+    assert run.returncode == 2, output
+    assert "configuration refused" in output and "security.protocol=carrier-pigeon" in output, output
+    assert "hunter2" not in output
+
+
+def test_an_unknown_profile_or_an_unreadable_ca_stops_start_up(stack):
+    run = run_service(stack, "geochat-rooms", GEOCHAT_KAFKA_PROFILE="redpanda", GEOCHAT_HTTP_PORT="1")
+    assert run.returncode == 2 and "kafka.profile" in run.stdout + run.stderr
+    run = run_service(stack, "geochat-rooms", GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"], GEOCHAT_PG_SSLMODE="verify-full",
+                      GEOCHAT_PG_SSLROOTCERT="/nonexistent/ca.crt", GEOCHAT_HTTP_PORT="1")
+    assert run.returncode == 2 and "pg.sslrootcert" in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_every_service_connection_to_postgresql_is_tls(stack):
+    rows = sql(stack, """
+        SELECT s.ssl, count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)
+        WHERE a.backend_type = 'client backend' AND a.datname = 'geochat' AND a.pid <> pg_backend_pid()
+          AND a.application_name NOT LIKE 'psql%'
+        GROUP BY s.ssl""")
+    by_ssl = {ssl: int(n) for ssl, n in rows}
+    assert by_ssl.get("t", 0) >= 5, f"the services' pools: {rows}"
+    assert by_ssl.get("f", 0) == 0, f"plaintext connections: {rows}"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Idle cost of the one-machine stack: starts it (one instance of each service,
+# Tansu, PostgreSQL) under .data/idle, waits until every instance is ready and
+# a further 20 s for start-up work to settle, then reads the CPU time every
+# process of the stack used over 60 s with no traffic at all (utime + stime
+# from /proc, PostgreSQL's and Tansu's children included). Prints cores used
+# per process and in all, writes them to docs/benchmarks.md between the
+# idle-cost markers, and tears the stack down.
+#
+#   deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+STATE="$ROOT/.data/idle"
+SECONDS_MEASURED=60
+DOC=1
+STACK_ARGS=()
+CONFIG=debug
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --release) STACK_ARGS+=(--release); CONFIG=release; shift ;;
+    --seconds) SECONDS_MEASURED=$2; shift 2 ;;
+    --no-doc) DOC=0; shift ;;
+    --env) STACK_ARGS+=(--env "$2"); shift 2 ;;
+    *) die "usage: deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…" ;;
+  esac
+done
+
+bash deploy/install.sh
+log "build: swift build -c $CONFIG"
+swift build -c "$CONFIG" > "$ROOT/.data/idle-build.log" 2>&1 || die "build failed (.data/idle-build.log)"
+bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
+trap 'bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
+bash deploy/stack.sh up --state-dir "$STATE" --no-build "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
+log "settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
+sleep 20
+args=(--state-dir "$STATE" --seconds "$SECONDS_MEASURED" --build "$CONFIG")
+[ "$DOC" = 1 ] && args+=(--doc "$ROOT/docs/benchmarks.md")
+python3 "$ROOT/deploy/idle_cpu.py" "${args[@]}"

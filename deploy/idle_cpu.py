@@ -1,0 +1,112 @@
+"""CPU time of every process of a local stack over a quiet interval (deploy/idle.sh).
+
+Processes: each instance (STATE/pids/*.pid: the services and Tansu) and
+PostgreSQL (the postmaster and every backend and worker under it), each with
+its descendants. Cores = CPU seconds used / wall seconds."""
+import argparse
+import datetime
+import os
+import re
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def children_of():
+    tree = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            tree.setdefault(int(fields[1]), []).append(int(entry))
+        except OSError:
+            continue
+    return tree
+
+
+def with_descendants(pid, tree):
+    found, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        found.append(p)
+        stack.extend(tree.get(p, []))
+    return found
+
+
+def cpu_ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    except OSError:
+        return 0
+
+
+def processes(state):
+    named = {}
+    pids_dir = os.path.join(state, "pids")
+    for name in sorted(os.listdir(pids_dir)):
+        if name.endswith(".pid"):
+            with open(os.path.join(pids_dir, name)) as f:
+                named[name[:-4].replace("kafka", "tansu (broker)")] = int(f.read().strip())
+    with open(os.path.join(state, "pg", "postmaster.pid")) as f:
+        named["postgresql"] = int(f.readline().strip())
+    return named
+
+
+def sample(named):
+    tree = children_of()
+    return {name: {p: cpu_ticks(p) for p in with_descendants(pid, tree)} for name, pid in named.items()}
+
+
+def write_doc(path, table, measured_at, seconds, build):
+    begin, end = "<!-- idle-cost:begin (written by deploy/idle.sh; edit outside these markers) -->", "<!-- idle-cost:end -->"
+    block = "\n".join([
+        begin,
+        f"Measured {measured_at} by `bash deploy/idle.sh{' --release' if build == 'release' else ''}` "
+        f"({build} build; {seconds} s with no traffic, after 20 s of settling; one instance of each service):",
+        "",
+        "| process | cores |",
+        "| --- | ---: |",
+        *[f"| {name} | {cores:.3f} |" for name, cores in table],
+        "",
+        end,
+    ])
+    with open(path) as f:
+        text = f.read()
+    if begin in text and end in text:
+        text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n## Idle cost\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--state-dir", required=True)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--build", default="debug")
+    parser.add_argument("--doc")
+    args = parser.parse_args()
+    named = processes(args.state_dir)
+    before, t0 = sample(named), time.monotonic()
+    time.sleep(args.seconds)
+    after, wall = sample(named), time.monotonic() - t0
+    table = []
+    for name in named:
+        used = sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items())
+        table.append((name, used / TICKS / wall))
+    table.append(("all", sum(c for _, c in table)))
+    for name, cores in table:
+        print(f"idle_cores[{name}]: {cores:.3f}")
+    print(f"idle_cores: {table[-1][1]:.3f} (target <= 0.05)")
+    if args.doc:
+        measured_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        write_doc(args.doc, table, measured_at, int(args.seconds), args.build)
+
+
+if __name__ == "__main__":
+    main()
