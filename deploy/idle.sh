@@ -3,9 +3,13 @@
 # Tansu, PostgreSQL) under .data/idle, waits until every instance is ready and
 # a further 20 s for start-up work to settle, then reads the CPU time every
 # process of the stack used over 60 s with no traffic at all (utime + stime
-# from /proc, PostgreSQL's and Tansu's children included). Prints cores used
-# per process and in all, writes them to docs/benchmarks.md between the
-# idle-cost markers, and tears the stack down.
+# from /proc, PostgreSQL's and Tansu's children included). Twice, side by
+# side: the services with the `tansu` broker profile (as the stack runs them),
+# then restarted with the `kafka` profile (the long-poll fetch waits a Kafka
+# cluster gets; Tansu answers those only when the wait ends, so that run has
+# the services' own idle cost with production settings, not usable latency).
+# Prints cores per process and in all, writes them to docs/benchmarks.md
+# between the idle-cost markers, and tears the stack down.
 #
 #   deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…
 set -euo pipefail
@@ -32,9 +36,17 @@ log "build: swift build -c $CONFIG"
 swift build -c "$CONFIG" > "$ROOT/.data/idle-build.log" 2>&1 || die "build failed (.data/idle-build.log)"
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 trap 'bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
-bash deploy/stack.sh up --state-dir "$STATE" --no-build "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
-log "settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
-sleep 20
-args=(--state-dir "$STATE" --seconds "$SECONDS_MEASURED" --build "$CONFIG")
+measure() { # PROFILE
+  bash deploy/stack.sh up --state-dir "$STATE" --no-build --env "GEOCHAT_KAFKA_PROFILE=$1" \
+    "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
+  log "profile $1: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
+  sleep 20
+  python3 "$ROOT/deploy/idle_cpu.py" measure --state-dir "$STATE" --seconds "$SECONDS_MEASURED" \
+    --out "$STATE.$1.json"
+  bash deploy/stack.sh down --state-dir "$STATE" >/dev/null
+}
+measure tansu
+measure kafka
+args=(report --seconds "$SECONDS_MEASURED" --build "$CONFIG" --run tansu "$STATE.tansu.json" --run kafka "$STATE.kafka.json")
 [ "$DOC" = 1 ] && args+=(--doc "$ROOT/docs/benchmarks.md")
 python3 "$ROOT/deploy/idle_cpu.py" "${args[@]}"

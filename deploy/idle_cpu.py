@@ -5,6 +5,7 @@ PostgreSQL (the postmaster and every backend and worker under it), each with
 its descendants. Cores = CPU seconds used / wall seconds."""
 import argparse
 import datetime
+import json
 import os
 import re
 import time
@@ -61,16 +62,18 @@ def sample(named):
     return {name: {p: cpu_ticks(p) for p in with_descendants(pid, tree)} for name, pid in named.items()}
 
 
-def write_doc(path, table, measured_at, seconds, build):
+def write_doc(path, runs, measured_at, seconds, build):
     begin, end = "<!-- idle-cost:begin (written by deploy/idle.sh; edit outside these markers) -->", "<!-- idle-cost:end -->"
+    names = list(runs[0][1].keys())
     block = "\n".join([
         begin,
         f"Measured {measured_at} by `bash deploy/idle.sh{' --release' if build == 'release' else ''}` "
-        f"({build} build; {seconds} s with no traffic, after 20 s of settling; one instance of each service):",
+        f"({build} build; {seconds} s with no traffic after 20 s of settling; one instance of each service, "
+        "Tansu and PostgreSQL; cores = CPU seconds / wall seconds; target: all ≤ 0.05):",
         "",
-        "| process | cores |",
-        "| --- | ---: |",
-        *[f"| {name} | {cores:.3f} |" for name, cores in table],
+        "| process | " + " | ".join(f"cores, `{profile}` profile" for profile, _ in runs) + " |",
+        "| --- | " + " | ".join("---:" for _ in runs) + " |",
+        *[f"| {name} | " + " | ".join(f"{table.get(name, 0):.3f}" for _, table in runs) + " |" for name in names],
         "",
         end,
     ])
@@ -84,28 +87,48 @@ def write_doc(path, table, measured_at, seconds, build):
         f.write(text)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--state-dir", required=True)
-    parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--build", default="debug")
-    parser.add_argument("--doc")
-    args = parser.parse_args()
+def measure(args):
     named = processes(args.state_dir)
     before, t0 = sample(named), time.monotonic()
     time.sleep(args.seconds)
     after, wall = sample(named), time.monotonic() - t0
-    table = []
+    table = {}
     for name in named:
         used = sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items())
-        table.append((name, used / TICKS / wall))
-    table.append(("all", sum(c for _, c in table)))
-    for name, cores in table:
+        table[name] = used / TICKS / wall
+    table["all"] = sum(table.values())
+    with open(args.out, "w") as f:
+        json.dump(table, f)
+    for name, cores in table.items():
         print(f"idle_cores[{name}]: {cores:.3f}")
-    print(f"idle_cores: {table[-1][1]:.3f} (target <= 0.05)")
+
+
+def report(args):
+    runs = []
+    for profile, path in args.run:
+        with open(path) as f:
+            runs.append((profile, json.load(f)))
+    for profile, table in runs:
+        print(f"idle_cores[{profile}]: {table['all']:.3f} (target <= 0.05)")
     if args.doc:
         measured_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        write_doc(args.doc, table, measured_at, int(args.seconds), args.build)
+        write_doc(args.doc, runs, measured_at, int(args.seconds), args.build)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--state-dir", required=True)
+    m.add_argument("--seconds", type=float, default=60)
+    m.add_argument("--out", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("--seconds", type=float, default=60)
+    r.add_argument("--build", default="debug")
+    r.add_argument("--run", nargs=2, action="append", metavar=("PROFILE", "JSON"), required=True)
+    r.add_argument("--doc")
+    args = parser.parse_args()
+    measure(args) if args.command == "measure" else report(args)
 
 
 if __name__ == "__main__":
