@@ -63,6 +63,8 @@ pick_ports() {
       if [ -z "$(port_of "$s-$i")" ]; then
         if [ "$s-$i" = gateway-1 ] && ! port_open 8080; then save_port "$s-$i" 8080; else save_port "$s-$i" "$(free_port)"; fi
       fi
+      # A gateway's operators' listener (admin API, /status, /metrics) has a port of its own.
+      if [ "$s" = gateway ] && [ -z "$(port_of "$s-$i-admin")" ]; then save_port "$s-$i-admin" "$(free_port)"; fi
     done
   done
 }
@@ -83,6 +85,7 @@ write_instance_env() { # NAME INSTANCE
     echo "GEOCHAT_PG_SSLROOTCERT=$(pg_ca_file "$STATE/pg")"
     echo "GEOCHAT_HTTP_HOST=127.0.0.1"
     echo "GEOCHAT_HTTP_PORT=$(port_of "$2")"
+    if [ "$1" = gateway ]; then echo "GEOCHAT_ADMIN_HOST=127.0.0.1"; echo "GEOCHAT_ADMIN_PORT=$(port_of "$2-admin")"; fi
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
     for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do echo "$kv"; done
     echo "BINARY=$(bin_dir)/geochat-$1"
@@ -102,6 +105,12 @@ start_instance() { # INSTANCE
 
 instances() { ls "$STATE/instances" 2>/dev/null | sed 's/\.env$//'; }
 
+admin_urls() { # the gateways' operators' listeners, in the order of urls_of gateway
+  local i out=""
+  for i in $(instances | grep "^gateway-" | sort -t- -k2 -n); do out+="http://127.0.0.1:$(port_of "$i-admin") "; done
+  echo "${out% }"
+}
+
 urls_of() { # SERVICE
   local i out=""
   for i in $(instances | grep "^$1-" | sort -t- -k2 -n); do out+="http://127.0.0.1:$(port_of "$i") "; done
@@ -113,6 +122,7 @@ write_stack_env() {
 ROOT=$ROOT
 STATE_DIR=$STATE
 GATEWAY_URLS="$(urls_of gateway)"
+GATEWAY_ADMIN_URLS="$(admin_urls)"
 SESSION_URLS="$(urls_of session)"
 ROOMS_URLS="$(urls_of rooms)"
 MESSAGING_URLS="$(urls_of messaging)"
@@ -158,6 +168,7 @@ up() {
   local gw; gw=$(urls_of gateway | cut -d' ' -f1)
   echo
   echo "GeoChat is up. Gateways: $(urls_of gateway)"
+  echo "Operators' listeners (admin API, /status, /metrics; loopback only): $(admin_urls)"
   echo "Try: curl '$gw/chat.php?v=5&cmd=start&nick=Lydia'"
   echo "State, logs and ports: $STATE   (stop: deploy/stack.sh down${STATE:+ --state-dir $STATE})"
 }

@@ -23,7 +23,7 @@ struct Login: AsyncParsableCommand {
         let login = try await client.send(
             "POST", "login", body: AdminAPI.LoginRequest(name: name, password: password), as: AdminLogin.self)
         try CredentialStore.save(Credentials(url: client.baseURL, token: login.token, name: login.name, expiresAtMs: login.expiresAtMs))
-        print("logged in as \(login.name) until \(Format.time(login.expiresAtMs)); token kept in \(CredentialStore.file.path)")
+        print("logged in as \(Format.safe(login.name)) until \(Format.time(login.expiresAtMs)); token kept in \(CredentialStore.file.path)")
     }
 
     static func password() throws -> String {

@@ -26,7 +26,7 @@ struct BanCommand: AsyncParsableCommand {
             "POST", "bans", body: AdminAPI.BanRequest(nick: target.nick, session: target.session, reason: reason),
             as: AdminAPI.BanResponse.self
         ).ban
-        print("banned \(ban.target)")
+        print("banned \(Format.safe("\(ban.target)"))")
     }
 }
 
@@ -37,7 +37,7 @@ struct UnbanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ban = try await connection.client().send("DELETE", target.path, body: Optional<Int>.none, as: AdminAPI.BanResponse.self).ban
-        print("ban lifted: \(ban.target)")
+        print("ban lifted: \(Format.safe("\(ban.target)"))")
     }
 }
 

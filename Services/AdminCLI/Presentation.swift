@@ -7,12 +7,16 @@ import Glibc
 
 /// Tables, times and setting values as an operator reads them.
 enum Format {
+    /// Server data as the terminal shows it: control characters escaped, so a
+    /// nick, topic or audited login name cannot act on the operator's terminal.
+    static func safe(_ text: String) -> String { ControlCharacters.escaped(text) }
+
     static func table(_ header: [String], _ rows: [[String]]) {
         guard !rows.isEmpty else {
             print("(none)")
             return
         }
-        let all = [header] + rows
+        let all = [header] + rows.map { $0.map(safe) }
         let widths = header.indices.map { column in min(48, all.map { $0[column].count }.max() ?? 0) }
         for row in all {
             let cells = row.enumerated().map { column, cell -> String in

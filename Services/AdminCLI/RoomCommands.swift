@@ -32,13 +32,13 @@ struct Rooms: AsyncParsableCommand {
 
         func run() async throws {
             let room = try await connection.client().get("rooms/\(room)", as: AdminAPI.RoomResponse.self).room
-            print("room \(room.id)\(room.lobby ? " (lobby)" : ""): \(room.topic)")
+            print("room \(room.id)\(room.lobby ? " (lobby)" : ""): \(Format.safe(room.topic))")
             print("  place        x \(room.x)  y \(room.y)  zoom \(room.z)")
             print("  created      \(Format.time(room.createdAtMs))")
             print("  last visit   \(Format.time(room.lastVisitedAtMs)) (\(Format.age(room.lastVisitedAtMs)) ago)")
             print("  members      \(room.members)")
             print("  messages     \(room.messages.map(String.init) ?? "?")")
-            print("  present      \((room.participants ?? []).joined(separator: ", "))")
+            print("  present      \(Format.safe((room.participants ?? []).joined(separator: ", ")))")
         }
     }
 

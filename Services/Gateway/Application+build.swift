@@ -32,16 +32,24 @@ struct Gateway: Sendable {
         self.logger = logger
     }
 
-    /// Every route the gateway serves: the legacy protocol, the admin API, and
-    /// health, readiness, status and metrics.
+    /// The public listener: the phones' protocol, and the load balancer's
+    /// `/health` and `/ready`. Nothing else (docs/security.md, "What listens where").
     func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
-        health.register(on: router)
+        health.registerProbes(on: router)
         let handler = LegacyHandler(
             backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
             lobby: LobbyLocator(),
             settings: settings, logger: logger)
         LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: logger).register(on: router)
+        return router
+    }
+
+    /// The operators' listener (`GEOCHAT_ADMIN_HOST`, loopback by default): the
+    /// admin API, `/status`, `/metrics`, and the probes.
+    func buildAdminRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self)
+        health.register(on: router)
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
         AdminRoutes(
@@ -53,12 +61,21 @@ struct Gateway: Sendable {
         return router
     }
 
-    /// The HTTP server on `host:port`, as `main` runs it and the router tests test it.
+    /// The public HTTP server on `host:port`, as `main` runs it and the router tests test it.
     func buildApplication(health: HealthRoutes, host: String, port: Int) -> some ApplicationProtocol {
         Application(
             router: buildRouter(health: health),
             server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            logger: logger)
+    }
+
+    /// The operators' HTTP server on `settings.adminHost:adminPort` (port 0 in tests).
+    func buildAdminApplication(health: HealthRoutes, port: Int? = nil) -> some ApplicationProtocol {
+        Application(
+            router: buildAdminRouter(health: health),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(settings.adminHost, port: port ?? settings.adminPort), serverName: nil),
             logger: logger)
     }
 

@@ -41,7 +41,10 @@ struct GatewayMain {
              "rooms_indexed": "\(gateway.rooms.count)"]
         }
         host.serves { [environment = host.environment] health in
-            gateway.buildApplication(health: health, host: environment.httpHost, port: environment.httpPort)
+            [
+                gateway.buildApplication(health: health, host: environment.httpHost, port: environment.httpPort),
+                gateway.buildAdminApplication(health: health),
+            ]
         }
         try await host.run()
     }

@@ -14,6 +14,13 @@ struct GatewaySettings: Sendable {
     var configuredRoomCap: Int
     /// Abuse limits on posts, room creation and session starts, as configured.
     var rateLimits: RateLimitSettings
+    /// The operators' listener: the admin API, `/status`, `/metrics`. Loopback
+    /// by default: put it on an internal address only, never behind the public
+    /// load balancer (docs/security.md).
+    var adminHost: String
+    var adminPort: Int
+    /// Who a request is from, for the per-address limits (trusted proxies).
+    var clientAddresses: ClientAddresses
     /// A connection with no request under way for this long is closed; a request
     /// head must arrive within it too (partial headers do not count as activity).
     var idleTimeout: Duration
@@ -39,6 +46,9 @@ struct GatewaySettings: Sendable {
         configuredPresenceTimeoutS = try configuration.int("presence.timeout.s", default: 60)
         configuredRoomCap = try configuration.int("room.cap", default: Limits.defaultRoomCap)
         rateLimits = try RateLimitSettings(configuration)
+        clientAddresses = try ClientAddresses(configuration)
+        adminHost = configuration.string("admin.host", default: "127.0.0.1")
+        adminPort = try configuration.int("admin.port", default: 9180)
         idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
         bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
         indexLoadRanges = min(max(try configuration.int("index.load.ranges", default: 4), 1), 64)

@@ -21,6 +21,8 @@ struct LegacyHandler: Sendable {
         case .chat(let command):
             return try await handle(command)
         case .lobbyPost(let user, let message):
+            // The dialect has no session: the name is all a ban can hold on to.
+            if sessions.bans.isBanned(nick: user) { throw .banned }
             let room = try await lobby.room(backend)
             try await post(room: room, author: nil, nick: user, text: message)
             return LegacyXML.success()

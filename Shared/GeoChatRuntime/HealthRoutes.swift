@@ -33,11 +33,9 @@ public struct HealthRoutes: Sendable {
         self.status = status
     }
 
+    /// All four, on an internal listener.
     public func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("/health") { _, _ in Self.text("ok\n", .ok) }
-        router.get("/ready") { _, _ in
-            isReady() ? Self.text("ready\n", .ok) : Self.text("not ready\n", .serviceUnavailable)
-        }
+        registerProbes(on: router)
         router.get("/status") { _, _ in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -50,6 +48,15 @@ public struct HealthRoutes: Sendable {
             Response(
                 status: .ok, headers: [.contentType: Self.metricsContentType],
                 body: .init(byteBuffer: ByteBuffer(bytes: ServiceMetrics.exposition())))
+        }
+    }
+
+    /// `/health` and `/ready` only: what a load balancer in front of a public
+    /// listener probes. `/status` and `/metrics` tell an attacker too much.
+    public func registerProbes<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/health") { _, _ in Self.text("ok\n", .ok) }
+        router.get("/ready") { _, _ in
+            isReady() ? Self.text("ready\n", .ok) : Self.text("not ready\n", .serviceUnavailable)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatDomain
 import Logging
 
 /// One line per event, `key=value` pairs (logfmt): readable by people, parseable
@@ -23,17 +24,23 @@ public struct LogfmtHandler: LogHandler {
         var line = "ts=\(Self.timestamp()) level=\(event.level) service=\(label) msg=\(Self.quote(event.message.description))"
         var all = metadata.merging(event.metadata ?? [:]) { $1 }
         if let error = event.error { all["error"] = "\(error)" }
-        for key in all.keys.sorted() { line += " \(key)=\(Self.quote(all[key]!.description))" }
+        for key in all.keys.sorted() { line += " \(ControlCharacters.escaped(key))=\(Self.quote(all[key]!.description))" }
         line += "\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 
+    /// A value as logfmt writes it: bare when it can be, else quoted, with `\`
+    /// and `"` escaped and every control character written as an escape
+    /// (`ControlCharacters`): one event is always one line, and no value can
+    /// pass itself off as further keys or act on the terminal that shows it.
     static func quote(_ value: String) -> String {
-        if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) {
+        if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" }),
+            !ControlCharacters.contains(in: value)
+        {
             return value
         }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"" + ControlCharacters.escaped(escaped) + "\""
     }
 
     static func timestamp() -> String {

@@ -33,7 +33,7 @@ public struct ServiceHost: Sendable {
     private var components: [HostedComponent] = []
     private let readiness = Readiness()
     private var details: [@Sendable () -> [String: String]] = []
-    private var application: (@Sendable (HealthRoutes) -> any Service)?
+    private var application: (@Sendable (HealthRoutes) -> [any Service])?
 
     public init(service: String, defaultPort: Int, configuration: Configuration = Configuration()) throws {
         try self.init(
@@ -100,9 +100,9 @@ public struct ServiceHost: Sendable {
     /// Figures `/status` shows besides the assignments.
     public mutating func reports(_ status: @escaping @Sendable () -> [String: String]) { details.append(status) }
 
-    /// Replaces the small health server by the service's own HTTP application,
-    /// which must register the health routes it is given.
-    public mutating func serves(_ makeApplication: @escaping @Sendable (HealthRoutes) -> any Service) {
+    /// Replaces the small health server by the service's own HTTP listeners,
+    /// which must register the health routes they are given.
+    public mutating func serves(_ makeApplication: @escaping @Sendable (HealthRoutes) -> [any Service]) {
         application = makeApplication
     }
 
@@ -116,7 +116,7 @@ public struct ServiceHost: Sendable {
         }
         let http =
             application?(health)
-            ?? adminServer(health: health, host: environment.httpHost, port: environment.httpPort, logger: logger)
+            ?? [adminServer(health: health, host: environment.httpHost, port: environment.httpPort, logger: logger)]
         let worker = Worker(environment.service, body: { [self] in
             try await startUp()
             readiness.markStarted()
@@ -127,7 +127,7 @@ public struct ServiceHost: Sendable {
             await bus?.shutdown(deletingReplyTopic: environment.instanceIDIsGenerated)
             producer.close()
         })
-        try await runServiceGroup(resources + [worker, http], logger: logger)
+        try await runServiceGroup(resources + [worker] + http, logger: logger)
     }
 
     private func startUp() async throws {

@@ -135,12 +135,29 @@ import Testing
         }
     }
 
-    @Test func healthAndTheAdminAPIsDoor() async throws {
+    var health: HealthRoutes {
+        HealthRoutes(isReady: { true }) { ServiceStatus(service: "gateway", instance: "gateway-test", ready: true, assignments: []) }
+    }
+
+    @Test func thePublicListenerServesOnlyTheProtocolAndTheProbes() async throws {
         try await application.test(.router) { client in
             try await client.execute(uri: "/ready", method: .get) { response in #expect(response.status == .ok) }
+            for path in ["/geochat/admin/rooms", "/geochat/admin/login", "/status", "/metrics"] {
+                try await client.execute(uri: path, method: .get) { response in #expect(response.status == .notFound, "\(path)") }
+            }
+        }
+    }
+
+    @Test func theOperatorsListenerHasTheAdminAPIStatusAndMetrics() async throws {
+        try await gateway.buildAdminApplication(health: health, port: 0).test(.router) { client in
             try await client.execute(uri: "/geochat/admin/rooms", method: .get) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            }
+            try await client.execute(uri: "/status", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/metrics", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/geochat/chat.php?v=5&cmd=start&nick=Ann", method: .get) { response in
+                #expect(response.status == .notFound, "the phones' protocol is not served there")
             }
         }
     }

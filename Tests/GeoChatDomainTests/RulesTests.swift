@@ -90,3 +90,22 @@ import Testing
         }
     }
 }
+
+/// One rule for text shown in logs and terminals (`ControlCharacters`).
+@Suite struct ControlCharacterTests {
+    @Test func controlsAreEscapedAndEverythingElseStays() {
+        #expect(ControlCharacters.escaped("Lydia Åström – 你好 👋") == "Lydia Åström – 你好 👋")
+        #expect(ControlCharacters.escaped("a\nb\rc\td") == "a\\nb\\rc\\td")
+        #expect(ControlCharacters.escaped("\u{1B}[31mred\u{1B}[0m") == "\\u{1B}[31mred\\u{1B}[0m")
+        #expect(ControlCharacters.escaped("\u{9B}2J\u{7F}\u{0}") == "\\u{9B}2J\\u{7F}\\u{0}")
+        #expect(ControlCharacters.escaped("evil\u{202E}txt.exe\u{2028}") == "evil\\u{202E}txt.exe\\u{2028}")
+    }
+
+    @Test func noEscapedTextContainsAControl() {
+        for value in 0...0x2100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "x" + String(Character(scalar)) + "y"
+            #expect(!ControlCharacters.contains(in: ControlCharacters.escaped(text)), "U+\(String(value, radix: 16))")
+        }
+    }
+}

@@ -23,10 +23,20 @@ class JSONResponse:
         return f"<{self.status} {self.body[:400]!r}>"
 
 
+# A gateway's public URL → its operators' listener (admin API, /status,
+# /metrics), filled by the `stack` fixture from stack.env's GATEWAY_ADMIN_URLS.
+ADMIN_OF = {}
+
+
+def admin_url(gateway):
+    """The operators' listener of the gateway at this public URL (a URL that is no public one is taken as it is)."""
+    return ADMIN_OF.get(gateway, gateway)
+
+
 def api(gateway, method, path, body=None, token=None, raw=None, timeout=20):
-    """One admin API request; never raises on 4xx/5xx."""
+    """One admin API request to the gateway's operators' listener; never raises on 4xx/5xx."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    request = urllib.request.Request(gateway + "/admin/" + path, data=data, method=method)
+    request = urllib.request.Request(admin_url(gateway) + "/admin/" + path, data=data, method=method)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     if token:

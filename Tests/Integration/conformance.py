@@ -99,6 +99,14 @@ def _complete(data):
     return False
 
 
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 class OwnGateway:
     """A gateway process of our own, joined to the shared stack's Kafka, with
     extra settings (a path prefix, a small room cap). Stopped by `close`."""
@@ -112,6 +120,7 @@ class OwnGateway:
         port = s.getsockname()[1]
         s.close()
         env["GEOCHAT_HTTP_PORT"] = str(port)
+        env["GEOCHAT_ADMIN_PORT"] = str(free_port())  # its own operators' listener, not gateway-1's
         env["GEOCHAT_INSTANCE_ID"] = "gateway-conformance-" + uuid.uuid4().hex[:6]
         env["LD_LIBRARY_PATH"] = os.path.join(stack["ROOT"], ".runtime", "lib")
         env.update(settings)

@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 pytest.register_assert_rewrite("geochat_support")
 
 from geochat_support.stack import read_stack_env  # noqa: E402
+import admin_support  # noqa: E402
 from log_scan import session_id_leaks  # noqa: E402
 
 
@@ -35,7 +36,9 @@ def stack():
         pytest.fail("GEOCHAT_STACK_ENV is not set: run the integration tests through deploy/test.sh")
     env = read_stack_env(os.environ["GEOCHAT_STACK_ENV"])
     env["gateways"] = env["GATEWAY_URLS"].split()
+    env["admin_gateways"] = env["GATEWAY_ADMIN_URLS"].split()
     assert len(env["gateways"]) >= 2, "the integration tests need two gateways"
+    admin_support.ADMIN_OF.update(zip(env["gateways"], env["admin_gateways"]))
     return env
 
 

@@ -3,12 +3,13 @@ their throttle, bans on every gateway, live settings, room removal, sessions,
 the audit log. Expiry runs through the API are in test_admin_expiry.py."""
 import secrets
 import time
+import urllib.parse
 
 import pytest
 
 from admin_support import api, assert_api_error, bootstrap_admin, login, until_status
 from geochat_support.db import count, sql
-from geochat_support.protocol import (assert_error, chat, create, messages, rooms_in, say, start, unique_nick,
+from geochat_support.protocol import (assert_error, chat, check_xml, http, create, messages, rooms_in, say, start, unique_nick,
     unique_topic)
 from geochat_support.stack import run_stack_command
 from geochat_support.waiting import wait_until
@@ -123,6 +124,10 @@ def test_a_banned_nick_gets_403_on_every_gateway_and_leaves_participant_lists(st
         assert_error(chat(gateway, cmd="join", sessionid=session, chatid=room["id"]), 403, "banned")
         assert_error(chat(gateway, v=5, cmd="start", nick=nick), 403, "banned")
         assert nick not in participants(gateway, room["id"])
+        # The lobby dialect has no session, only the name: it is banned there too.
+        for user in (nick, nick.upper()):
+            posted = http(gateway + "/add.php", data=urllib.parse.urlencode({"user": user, "message": "still here"}).encode())
+            assert_error(check_xml(posted), 403, "banned")
     assert say(b, other, room["id"], "others carry on") > 0
     bans = api(b, "GET", "bans", token=admin["token"]).json["bans"]
     assert any(ban["target"]["value"].lower() == nick for ban in bans)

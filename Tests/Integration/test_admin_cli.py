@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from admin_support import bootstrap_admin
+from admin_support import admin_url, bootstrap_admin
 from geochat_support.protocol import chat, create, say, start, unique_nick, unique_topic
 from geochat_support.waiting import wait_until
 
@@ -32,7 +32,7 @@ def cli(stack, tmp_path_factory):
 
 
 def test_login_keeps_the_token_readable_by_its_owner_only(stack, cli):
-    a = stack["gateways"][0]
+    a = admin_url(stack["gateways"][0])  # the gateway's operators' listener
     wrong = cli("login", "--url", a, "--name", cli.name, stdin="not the password\n", check=False)
     assert wrong.returncode != 0 and "wrong name or password" in wrong.stderr
     done = cli("login", "--url", a, "--name", cli.name, stdin=cli.password + "\n")
@@ -92,5 +92,5 @@ def test_audit_and_logout(stack, cli):
     assert "settings" in audit and "remove-room" in audit and cli.name in audit
     assert "logged out" in cli("logout").stdout
     assert not (cli.home / ".config" / "geochat" / "token").exists()
-    after = cli("rooms", "--url", stack["gateways"][0], check=False)
+    after = cli("rooms", "--url", admin_url(stack["gateways"][0]), check=False)
     assert after.returncode != 0 and "log in" in after.stderr

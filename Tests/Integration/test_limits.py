@@ -8,6 +8,7 @@ import time
 import urllib.parse
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from http.client import HTTPConnection
 
 import pytest
 
@@ -33,7 +34,9 @@ def strict_gateway(stack):
     env.update({key: value for key, value in read_instance_env(stack, "gateway-1").items()
                 if not key.startswith("GEOCHAT_RATE_") and key != "BINARY"})
     port = _free_port()
+    # 127.0.0.2 stands for a load balancer in front of it (test_forwarded_clients_*).
     env.update({"GEOCHAT_INSTANCE_ID": "gateway-limits-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
+                "GEOCHAT_TRUSTED_PROXIES": "127.0.0.2", "GEOCHAT_ADMIN_PORT": str(_free_port()),
                 "GEOCHAT_HTTP_IDLE_TIMEOUT_S": "2", "GEOCHAT_HTTP_BODY_TIMEOUT_S": "2",
                 "LD_LIBRARY_PATH": os.path.join(stack["ROOT"], ".runtime", "lib")})
     log = open(os.path.join(stack["STATE_DIR"], "logs", "gateway-limits.log"), "ab")
@@ -141,6 +144,36 @@ def test_starts_per_address(stack, strict_gateway):
     # A refused start started nothing.
     for nick in limited:
         assert count(stack, f"SELECT count(*) FROM session.sessions WHERE nick = '{nick}'") == 0
+
+
+def start_from(gateway, source, forwarded_for, nick):
+    """A `start` sent from the loopback address `source`, with an X-Forwarded-For header."""
+    url = urllib.parse.urlparse(gateway)
+    connection = HTTPConnection(url.hostname, url.port, timeout=30, source_address=(source, 0))
+    try:
+        connection.request("GET", "/chat.php?" + urllib.parse.urlencode({"v": 5, "cmd": "start", "nick": nick}),
+                           headers={"X-Forwarded-For": forwarded_for})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_a_spoofed_forwarded_for_from_an_untrusted_peer_is_ignored(strict_gateway):
+    """45 starts at once from one untrusted address, each claiming another client: one bucket still."""
+    statuses = at_once([lambda i=i: start_from(strict_gateway, "127.0.0.1", f"203.0.113.{i}", "Spoof%d%s" % (i, uuid.uuid4().hex[:6]))
+                        for i in range(45)])
+    assert 429 in statuses, statuses
+    assert set(statuses) <= {200, 429, 503}, statuses
+
+
+def test_forwarded_clients_behind_a_trusted_proxy_have_their_own_buckets(strict_gateway):
+    """Through the trusted proxy (127.0.0.2): 45 clients, 45 buckets; one client 45 times, one bucket."""
+    many = at_once([lambda i=i: start_from(strict_gateway, "127.0.0.2", f"198.51.100.{i}", "Fwd%d%s" % (i, uuid.uuid4().hex[:6]))
+                    for i in range(45)])
+    assert 429 not in many, many
+    one = at_once([lambda i=i: start_from(strict_gateway, "127.0.0.2", "2001:db8:7:7::%x" % (i + 1), "Six%d%s" % (i, uuid.uuid4().hex[:6]))
+                   for i in range(45)])
+    assert 429 in one, "45 addresses of one IPv6 /64 share one bucket: %s" % one
 
 
 def test_idle_connection_is_closed(strict_gateway):

@@ -8,6 +8,7 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from admin_support import admin_url
 from geochat_support.protocol import chat, create, http, messages, say, start, unique_topic
 from geochat_support.waiting import wait_until
 
@@ -15,6 +16,7 @@ SERVICES = ["GATEWAY_URLS", "SESSION_URLS", "ROOMS_URLS", "MESSAGING_URLS", "EXP
 
 
 def scrape(url):
+    url = admin_url(url)  # a gateway's /metrics is on its operators' listener
     """{(sample name, sorted label items): value} of one instance, and its family types."""
     response = http(url + "/metrics")
     assert response.status == 200, response
@@ -138,7 +140,7 @@ def test_labels_carry_no_ids(stack):
     messages(gateway, room, past=0, sessionid=session)
     for key in SERVICES:
         for url in instances(stack, key):
-            text = http(url + "/metrics").text
+            text = http(admin_url(url) + "/metrics").text
             assert session not in text, url
             for labels in re.findall(r"\{([^}]*)\}", text):
                 for name, value in re.findall(r'(\w+)="([^"]*)"', labels):

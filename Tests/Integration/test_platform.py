@@ -5,6 +5,7 @@ import random
 import shutil
 import subprocess
 
+from admin_support import admin_url
 from geochat_support.db import sql
 from geochat_support.protocol import chat, create, http, messages, rooms_in, say, start, unique_topic
 from geochat_support.waiting import wait_until
@@ -16,8 +17,25 @@ def test_health_and_ready_on_every_instance(stack):
     for url in urls:
         assert http(url + "/health").status == 200, url
         assert http(url + "/ready").status == 200, url
-        status = json.loads(http(url + "/status").body)
+        status = json.loads(http(admin_url(url) + "/status").body)
         assert status["ready"] is True, status
+
+
+def test_the_public_listener_serves_only_the_client_protocols(stack):
+    """The admin API, /status and /metrics are on each gateway's operators'
+    listener (loopback by default), not on the port a load balancer exposes."""
+    for public, operators in zip(stack["gateways"], stack["admin_gateways"]):
+        assert public != operators
+        for path in ("/status", "/metrics", "/admin/rooms", "/admin/audit"):
+            assert http(public + path).status == 404, public + path
+        login = http(public + "/admin/login", data=json.dumps({"name": "root", "password": "x" * 12}),
+                     headers={"Content-Type": "application/json"})
+        assert login.status == 404, login
+        assert http(public + "/ready").status == 200
+        assert http(operators + "/status").status == 200
+        assert http(operators + "/metrics").status == 200
+        assert http(operators + "/admin/rooms").status == 401, "the admin API answers there, behind its token"
+        assert operators.startswith("http://127.0.0.1:"), "loopback by default"
 
 
 def test_start_answers_a_session_id_as_in_the_field_example(stack):

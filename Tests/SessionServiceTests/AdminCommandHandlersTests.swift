@@ -82,6 +82,21 @@ struct AdminCommandHandlersTests {
         }
     }
 
+    @Test func aNameWithControlCharactersIsRefusedAndAuditedEscaped() async throws {
+        try await Self.withAdmin { admin in
+            let attack = "root\u{1B}]0;owned\u{07}\nlevel=info msg=forged"
+            guard case .refused = try await admin.send(LogIn(name: attack, password: "correct horse")) else {
+                Issue.record("an invalid name was accepted")
+                return
+            }
+            let rows = try await admin.audit("login")
+            #expect(rows.map(\.actor) == [AdminCommandHandlers.invalidName])
+            let detail = try #require(rows.first?.detail)
+            #expect(!ControlCharacters.contains(in: detail), "\(detail)")
+            #expect(detail.contains("\\u{1B}]0;owned\\u{7}\\nlevel=info"))
+        }
+    }
+
     @Test func bansArePublishedAuditedAndLifted() async throws {
         try await Self.withAdmin { admin in
             let target = try #require(BanTarget(kind: .nick, value: "Mallory"))

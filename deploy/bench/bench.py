@@ -601,7 +601,7 @@ def scenario_memory(stack, args, results):
 
     active = asyncio.run(activate())
     time.sleep(3)
-    metrics = scrape(gw_b)
+    metrics = scrape(stack.operators(gw_b))
     results.update({
         "gateway_rss_mb": rss_mb(pid), "memory_rooms_active": active,
         "memory_sessions_known": int(metrics.get(("geochat_gateway_sessions", ""), -1)),
@@ -617,7 +617,7 @@ def cluster_counters(stack):
     records, written, statements = {}, {}, 0.0
     for url in stack.gateways + stack.messaging + stack.rooms + stack.env["SESSION_URLS"].split() \
             + stack.env["EXPIRY_URLS"].split():
-        for (name, labels), value in scrape(url).items():
+        for (name, labels), value in scrape(stack.operators(url)).items():
             topic = re.search(r'topic="([^"]*)"', labels)
             if name == "geochat_kafka_produced_total" and topic:
                 records[topic.group(1)] = records.get(topic.group(1), 0) + value

@@ -13,8 +13,9 @@ struct GatewayRequestContext: RequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// The client's address as the limits see it: the IP without the port.
-    var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
+    /// The client's address as the limits see it (`ClientAddresses`: the peer,
+    /// or the forwarded client behind a trusted proxy; IPv6 by /64).
+    func clientAddress(_ request: Request, _ addresses: ClientAddresses) -> String {
+        addresses.key(peer: remoteAddress?.ipAddress, headers: request.headers)
     }
 }

@@ -56,7 +56,7 @@ struct LegacyRoutes: Sendable {
             let legacy = try parse(parameters)
             command = RequestMetrics.command(legacy)
             handler.signOfLife(parameters.sessionHint())
-            if let refusal = limiter.admit(legacy, address: context.clientAddress) {
+            if let refusal = limiter.admit(legacy, address: context.clientAddress(request, settings.clientAddresses)) {
                 RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
                 return XMLResponse.rateLimited(refusal)
             }

@@ -99,7 +99,19 @@ struct AdminCommandHandlers: Sendable {
     }
 
     func login(name rawName: String, password: String, gateway: String) async throws -> AdminAuthentication<AdminLogin> {
-        let target = AdminStore.clip(rawName, 64)
+        // A name no account can have (the nickname rule) is refused before
+        // anything else, and never recorded as sent: the audit and the log get
+        // a marker and the name escaped (`ControlCharacters`), so a name with
+        // control characters cannot forge lines where it is shown.
+        guard AdminName(rawName) != nil else {
+            let shown = ControlCharacters.escaped(AdminStore.clip(rawName, 64))
+            try await store.record(AuditEntry(
+                actor: Self.invalidName, action: "login", target: Self.invalidName, outcome: "denied",
+                detail: "name \(shown) is not a valid name", gateway: gateway))
+            logger.notice("admin login with an invalid name denied", metadata: ["name": "\(shown)"])
+            return .refused("wrong name or password")
+        }
+        let target = rawName
         func audit(_ outcome: String, _ detail: String = "") async throws {
             try await store.record(AuditEntry(actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway))
         }
@@ -126,6 +138,9 @@ struct AdminCommandHandlers: Sendable {
         logger.info("admin logged in", metadata: ["admin": "\(name)"])
         return .granted(AdminLogin(token: token, name: name.value, expiresAtMs: expires))
     }
+
+    /// The audit's actor and target for a login whose name is not a valid name.
+    static let invalidName = "(invalid name)"
 
     /// bcrypt takes tens to hundreds of milliseconds of CPU: off the cooperative threads.
     static func offloadedVerify(_ password: String, hash: String) async throws -> Bool {

@@ -96,9 +96,15 @@ class Stack:
         self.sql_timeout = sql_timeout
         self.root, self.state_dir = self.env["ROOT"], self.env["STATE_DIR"]
         self.gateways = self.env["GATEWAY_URLS"].split()
+        # Each gateway's operators' listener (admin API, /status, /metrics), by its public URL.
+        self.operators_of = dict(zip(self.gateways, self.env.get("GATEWAY_ADMIN_URLS", "").split()))
         self.messaging = self.env["MESSAGING_URLS"].split()
         self.rooms = self.env["ROOMS_URLS"].split()
         self.urls = instance_urls(self.env)
+
+    def operators(self, url):
+        """Where an instance serves /status and /metrics: a gateway's operators' listener, any other's own port."""
+        return self.operators_of.get(url, url)
 
     def command(self, *args, timeout=180):
         run_stack_command(self.env, *args, timeout=timeout)

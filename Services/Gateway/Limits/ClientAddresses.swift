@@ -1,0 +1,134 @@
+import Foundation
+import GeoChatRuntime
+import HTTPTypes
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Who a request comes from, as the per-address limits count it.
+///
+/// The TCP peer, unless the peer is one of the configured trusted proxies
+/// (`GEOCHAT_TRUSTED_PROXIES`, CIDRs): then the nearest address in
+/// `X-Forwarded-For` (or `Forwarded: for=`) that is not itself a trusted proxy,
+/// read from the right, since only the entries our own proxies appended can be
+/// believed. A header from any other peer is ignored (anyone can send one).
+/// IPv6 clients count by their /64: one subscriber's network is one key, not
+/// 2^64 of them.
+struct ClientAddresses: Sendable {
+    let trustedProxies: [IPNetwork]
+
+    init(trustedProxies: [IPNetwork] = []) { self.trustedProxies = trustedProxies }
+
+    /// `trusted.proxies`: comma-separated CIDRs or addresses (`10.0.0.0/8, ::1`).
+    init(_ configuration: Configuration) throws {
+        let raw = configuration.string("trusted.proxies", default: "")
+        trustedProxies = try raw.split(separator: ",").map { item in
+            let text = item.trimmingCharacters(in: .whitespaces)
+            guard let network = IPNetwork(text) else {
+                throw ConfigurationError(key: "trusted.proxies", value: text, expected: "an IP address or CIDR")
+            }
+            return network
+        }
+    }
+
+    /// The limits' key for a request from `peer` with these headers.
+    func key(peer: String?, headers: HTTPFields) -> String {
+        guard let peer, let peerAddress = IPAddress(peer) else { return "unknown" }
+        guard isTrusted(peerAddress) else { return peerAddress.limitKey }
+        var hops = Self.forwardedChain(headers)
+        while let last = hops.popLast() {
+            guard let address = IPAddress(last) else { return peerAddress.limitKey }  // garbage: count the proxy
+            if !isTrusted(address) { return address.limitKey }
+        }
+        return peerAddress.limitKey
+    }
+
+    func isTrusted(_ address: IPAddress) -> Bool { trustedProxies.contains { $0.contains(address) } }
+
+    /// The client chain, nearest last: `Forwarded`'s `for=` values if present
+    /// (RFC 7239), else `X-Forwarded-For`'s addresses. Ports and brackets go.
+    static func forwardedChain(_ headers: HTTPFields) -> [String] {
+        let forwarded = headers[values: .forwarded]
+        if !forwarded.isEmpty {
+            return forwarded.joined(separator: ",").split(separator: ",").compactMap { element in
+                for pair in element.split(separator: ";") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" else { continue }
+                    var value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    if value.hasPrefix("[") { value = String(value.dropFirst().prefix { $0 != "]" }) }
+                    else if value.filter({ $0 == ":" }).count == 1 { value = String(value.prefix { $0 != ":" }) }
+                    return value
+                }
+                return nil
+            }
+        }
+        return headers[values: .xForwardedFor].joined(separator: ",").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let forwarded = Self("Forwarded")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}
+
+/// An IPv4 or IPv6 address as its bytes.
+struct IPAddress: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init?(_ text: String) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            bytes = withUnsafeBytes(of: &v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            let all = withUnsafeBytes(of: &v6) { Array($0) }
+            // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is that IPv4 address.
+            bytes = all[0..<10].allSatisfy { $0 == 0 } && all[10] == 0xFF && all[11] == 0xFF ? Array(all[12...]) : all
+        } else {
+            return nil
+        }
+    }
+
+    /// IPv4: the address; IPv6: its /64, written `a:b:c:d::/64`.
+    var limitKey: String {
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+}
+
+/// A CIDR (`10.0.0.0/8`, `fd00::/8`) or one address.
+struct IPNetwork: Sendable {
+    let base: IPAddress
+    let prefixLength: Int
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1)
+        guard let base = IPAddress(String(parts[0])) else { return nil }
+        let bits = base.bytes.count * 8
+        if parts.count == 2 {
+            guard let length = Int(parts[1]), (0...bits).contains(length) else { return nil }
+            prefixLength = length
+        } else {
+            prefixLength = bits
+        }
+        self.base = base
+    }
+
+    func contains(_ address: IPAddress) -> Bool {
+        guard address.bytes.count == base.bytes.count else { return false }
+        var left = prefixLength
+        for (a, b) in zip(address.bytes, base.bytes) where left > 0 {
+            let mask: UInt8 = left >= 8 ? 0xFF : ~(0xFF >> UInt8(left))
+            if a & mask != b & mask { return false }
+            left -= 8
+        }
+        return true
+    }
+}
