@@ -117,8 +117,9 @@ let package = Package(
         .executableTarget(
             name: "SessionService",
             dependencies: [
-                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatPostgres", "GeoChatRuntime",
+                "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatPostgres", "GeoChatRuntime",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Session", swiftSettings: strict),
         .executableTarget(

@@ -45,6 +45,12 @@ public enum MetricNames {
     public static let expiryRoomsRemoved = "geochat_expiry_job_rooms_removed"
     public static let expiryRoomsFailed = "geochat_expiry_job_rooms_failed"
 
+    // Administration. Logins refused without a password check (label `by`:
+    // `name`, too many failures of that name, session service; `gateway`, the
+    // gateway-wide failure limit; `busy`, the session instance's password
+    // checks all taken): counted here, audited once a minute at most.
+    public static let adminLoginsThrottled = "geochat_admin_logins_throttled_total"
+
     // The process.
     public static let residentMemory = "geochat_process_resident_memory_bytes"
 

@@ -1,3 +1,4 @@
+import Foundation
 import GeoChatBus
 import GeoChatDomain
 import GeoChatTestSupport
@@ -140,5 +141,63 @@ struct AdminCommandHandlersTests {
             #expect(recorded.gateway == "memory", "the requester, not what the command claims")
             #expect(try await admin.send(ReadAuditLog(limit: 1)).map(\.action) == ["remove-room"])
         }
+    }
+}
+
+/// A login flood costs one password check at a time per instance, and a
+/// throttled name writes one audit row a minute.
+@Suite struct LoginFloodTests {
+    @Test func passwordChecksBeyondTheQueueAreRefusedAtOnce() async throws {
+        let checks = PasswordChecks(concurrent: 1, waiting: 2)
+        let gate = AsyncGate()
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    do {
+                        _ = try await checks.verify("p", hash: "h") { _, _ in gate.wait(); return true }
+                        return "checked"
+                    } catch { return "refused" }
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(300))
+            gate.open()
+            var all: [String] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(outcomes.filter { $0 == "checked" }.count == 3, "one running, two queued: \(outcomes)")
+        #expect(outcomes.filter { $0 == "refused" }.count == 3)
+        #expect(checks.inUse == 0)
+    }
+
+    @Test func aThrottledNameIsAuditedOnceAWindow() {
+        let summaries = ThrottleSummaries(windowMs: 60_000)
+        #expect(summaries.due("root", nowMs: 0) == 0)
+        for t in 1...50 { #expect(summaries.due("root", nowMs: Int64(t) * 1000) == nil) }
+        #expect(summaries.due("other", nowMs: 1000) == 0, "per name")
+        #expect(summaries.due("root", nowMs: 61_000) == 50, "the next row tells how many were held back")
+    }
+}
+
+/// Blocks bcrypt stand-ins until opened (on the global queue, as checks run).
+final class AsyncGate: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var opened = false
+
+    func wait() {
+        lock.lock()
+        let isOpen = opened
+        lock.unlock()
+        if isOpen { return }
+        semaphore.wait()
+        semaphore.signal()
+    }
+
+    func open() {
+        lock.lock()
+        opened = true
+        lock.unlock()
+        semaphore.signal()
     }
 }

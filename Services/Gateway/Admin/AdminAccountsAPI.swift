@@ -4,23 +4,22 @@ import Hummingbird
 /// Logging in and out, the session list, the audit log.
 extension AdminEndpoints {
     func login(_ request: Request) async throws(AdminFailure) -> Response {
-        guard throttle.allowsAttempt else {
-            await backend.audit("-", "login", "-", "throttled", "gateway-wide failed-login limit")
+        guard let ticket = throttle.admit() else {
+            AdminMetrics.throttledLogins["gateway"].increment()
+            if let suppressed = throttle.refusalToAudit() {
+                await backend.audit(
+                    "-", "login", "-", "throttled",
+                    "gateway-wide failed-login limit" + (suppressed > 0 ? "; \(suppressed) more refused in the minute before" : ""))
+            }
             throw .tooManyLogins()
         }
         let body = try await AdminJSON.body(AdminAPI.LoginRequest.self, of: request)
-        let reply: AdminAuthentication<AdminLogin>
-        do {
-            reply = try await backend.send(LogIn(name: body.name, password: body.password))
-        } catch {
-            if error.status == .tooManyRequests { throttle.recordFailure() }
-            throw error
-        }
-        switch reply {
+        // From here the attempt counts as a failure (a timeout too) unless granted.
+        switch try await backend.send(LogIn(name: body.name, password: body.password)) {
         case .granted(let login):
+            throttle.succeeded(ticket)
             return AdminJSON.response(login)
         case .refused(let why):
-            throttle.recordFailure()
             throw .unauthorized(why)
         }
     }

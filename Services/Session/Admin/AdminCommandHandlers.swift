@@ -1,8 +1,10 @@
 import Foundation
 import GeoChatBus
 import GeoChatDomain
+import GeoChatMetrics
 import HummingbirdBcrypt
 import Logging
+import Metrics
 
 /// Runs administration commands: logins and tokens, bans, settings, the audit
 /// log. Changes to bans and settings are committed with their audit row, then
@@ -16,6 +18,12 @@ struct AdminCommandHandlers: Sendable {
     /// (no timing answer to "does this admin exist"). Made with the configured cost.
     let decoyHash: String
     let logger: Logger
+    /// At most one bcrypt at a time per instance, eight waiting (`PasswordChecks`).
+    var passwordChecks = PasswordChecks()
+    /// Throttled logins are counted, and audited once a minute per name at most.
+    var throttled = ThrottleSummaries()
+
+    static let throttledLogins = LabeledFamily(counter: MetricNames.adminLoginsThrottled, label: "by")
 
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.adminCommands)
@@ -117,15 +125,25 @@ struct AdminCommandHandlers: Sendable {
         }
         let limit = try await store.setting(.adminLoginFailures) ?? loginFailureLimit
         if try await store.recentLoginFailures(name: target) >= limit {
-            try await audit("throttled")
-            logger.warning("admin login throttled", metadata: ["admin": "\(target)"])
+            Self.throttledLogins["name"].increment()
+            // One row (and one log line) per name per minute, however many attempts.
+            if let since = throttled.due(target, nowMs: WallClock.nowMs()) {
+                try await audit("throttled", since > 0 ? "and \(since) more throttled attempts in the minute before" : "")
+                logger.warning("admin login throttled", metadata: ["admin": "\(target)", "suppressed": "\(since)"])
+            }
             throw ProtocolError(.rateLimited, "too many failed logins for this name; try again in a few minutes")
         }
         let name = AdminName(rawName)
         var stored: String?
         if let name { stored = try await store.passwordHash(of: name) }
         let hash = stored ?? decoyHash
-        let matches = try await Self.offloadedVerify(password, hash: hash)
+        let matches: Bool
+        do {
+            matches = try await passwordChecks.verify(password, hash: hash) { Bcrypt.verify($0, hash: $1) }
+        } catch is PasswordChecks.Busy {
+            Self.throttledLogins["busy"].increment()
+            throw ProtocolError(.rateLimited, "too many logins are being checked; try again in a few seconds")
+        }
         guard let name, stored != nil, matches, password.utf8.count <= AdminPassword.length.upperBound else {
             try await audit("denied")
             logger.notice("admin login denied", metadata: ["admin": "\(target)"])
@@ -142,12 +160,4 @@ struct AdminCommandHandlers: Sendable {
     /// The audit's actor and target for a login whose name is not a valid name.
     static let invalidName = "(invalid name)"
 
-    /// bcrypt takes tens to hundreds of milliseconds of CPU: off the cooperative threads.
-    static func offloadedVerify(_ password: String, hash: String) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Bcrypt.verify(password, hash: hash))
-            }
-        }
-    }
 }
