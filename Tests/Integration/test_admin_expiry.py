@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from admin_support import api, bootstrap_admin, login
+from admin_support import admin_url, api, bootstrap_admin, login
 from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, say, start, unique_topic
 from geochat_support.waiting import wait_until
@@ -84,7 +84,7 @@ def test_the_cli_runs_expiry_with_progress_and_a_report(stack, admin, tmp_path):
     room = create(a, session, 0.62, 0.38, 15, unique_topic())
     backdate(stack, room["id"], 12)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_ADMIN_")}
-    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), GEOCHAT_ADMIN_URL=a,
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), GEOCHAT_ADMIN_URL=admin_url(a),
                GEOCHAT_ADMIN_TOKEN=admin["token"])
     binary = os.path.join(stack["BIN_DIR"], "geochat-admin")
     dry = subprocess.run([binary, "expire", "--idle", "7d", "--dry-run"], capture_output=True, text=True, env=env,
