@@ -25,13 +25,7 @@ extension PostgresMessageStore {
         olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
     ) async throws -> OutboxPass {
         try await client.withTransaction(logger: logger) { tx in
-            var leader = false
-            for try await got in try await tx.query("SELECT pg_try_advisory_xact_lock(\(Self.relayLock))", logger: logger)
-                .decode(Bool.self)
-            {
-                leader = got
-            }
-            guard leader else { return .notLeader }
+            guard try await Database.tryTransactionLock(Self.relayLock, on: tx, logger: logger) else { return .notLeader }
             let graceSeconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
             let rows = try await tx.query(
                 """

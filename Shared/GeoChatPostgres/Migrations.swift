@@ -82,6 +82,18 @@ extension Database {
         return binds
     }
 
+    /// Takes the transaction-level advisory lock `key` if no one holds it
+    /// (`pg_try_advisory_xact_lock`): held until the transaction ends, also when
+    /// its connection dies. False: another transaction holds it.
+    public static func tryTransactionLock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: logger)
+            .decode(Bool.self)
+        {
+            return got
+        }
+        return false
+    }
+
     /// A stable 63-bit key (FNV-1a) for `pg_advisory_lock`.
     public static func advisoryKey(_ name: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

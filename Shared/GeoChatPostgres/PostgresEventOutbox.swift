@@ -77,13 +77,7 @@ public struct PostgresEventOutbox: Outbox {
         let lock = Database.advisoryKey("geochat.outbox.\(service)")
         let logger = database.logger
         return try await database.client.withTransaction(logger: logger) { tx in
-            var leader = false
-            for try await got in try await tx.query("SELECT pg_try_advisory_xact_lock(\(lock))", logger: logger)
-                .decode(Bool.self)
-            {
-                leader = got
-            }
-            guard leader else { return .notLeader }
+            guard try await Database.tryTransactionLock(lock, on: tx, logger: logger) else { return .notLeader }
             let graceSeconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
             let rows = try await tx.query(
                 """

@@ -13,18 +13,11 @@ from http.client import HTTPConnection
 import pytest
 
 from admin_support import api, bootstrap_admin, login
+from conformance import free_port
 from geochat_support.db import count
 from geochat_support.protocol import assert_error, chat, create, http, start, unique_topic
 from geochat_support.stack import read_instance_env
 from geochat_support.waiting import wait_until
-
-
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +26,10 @@ def strict_gateway(stack):
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
     env.update({key: value for key, value in read_instance_env(stack, "gateway-1").items()
                 if not key.startswith("GEOCHAT_RATE_") and key != "BINARY"})
-    port = _free_port()
+    port = free_port()
     # 127.0.0.2 stands for a load balancer in front of it (test_forwarded_clients_*).
     env.update({"GEOCHAT_INSTANCE_ID": "gateway-limits-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
-                "GEOCHAT_TRUSTED_PROXIES": "127.0.0.2", "GEOCHAT_ADMIN_PORT": str(_free_port()),
+                "GEOCHAT_TRUSTED_PROXIES": "127.0.0.2", "GEOCHAT_ADMIN_PORT": str(free_port()),
                 "GEOCHAT_HTTP_IDLE_TIMEOUT_S": "2", "GEOCHAT_HTTP_BODY_TIMEOUT_S": "2",
                 "LD_LIBRARY_PATH": os.path.join(stack["ROOT"], ".runtime", "lib")})
     log = open(os.path.join(stack["STATE_DIR"], "logs", "gateway-limits.log"), "ab")

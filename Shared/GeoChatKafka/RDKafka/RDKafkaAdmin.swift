@@ -24,70 +24,69 @@ enum RDKafkaAdmin {
                 }
             }
         }
+        try topicOperation(
+            "create topics", client: client, operation: RD_KAFKA_ADMIN_OP_CREATETOPICS, timeoutMs: timeoutMs,
+            done: RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS,
+            submit: { options, queue in
+                newTopics.withUnsafeMutableBufferPointer { buffer in
+                    rd_kafka_CreateTopics(client, buffer.baseAddress, buffer.count, options, queue)
+                }
+            },
+            results: { event, count in
+                rd_kafka_event_CreateTopics_result(event).flatMap { rd_kafka_CreateTopics_result_topics($0, &count) }
+            })
+    }
+
+    /// Deletes the topics; one already gone counts as deleted.
+    static func deleteTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) {
+        var deletions: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
+        defer { for d in deletions { rd_kafka_DeleteTopic_destroy(d) } }
+        try topicOperation(
+            "delete topics", client: client, operation: RD_KAFKA_ADMIN_OP_DELETETOPICS, timeoutMs: timeoutMs,
+            done: RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+            submit: { options, queue in
+                deletions.withUnsafeMutableBufferPointer { buffer in
+                    rd_kafka_DeleteTopics(client, buffer.baseAddress, buffer.count, options, queue)
+                }
+            },
+            results: { event, count in
+                rd_kafka_event_DeleteTopics_result(event).flatMap { rd_kafka_DeleteTopics_result_topics($0, &count) }
+            })
+    }
+
+    /// One admin request about topics: submitted on a queue of its own, its
+    /// answer awaited, each topic's result checked (`done`: an error that
+    /// means the work is done already, as "already exists" for a create).
+    private static func topicOperation(
+        _ what: String, client: OpaquePointer, operation: rd_kafka_admin_op_t, timeoutMs: Int32, done: rd_kafka_resp_err_t,
+        submit: (_ options: OpaquePointer?, _ queue: OpaquePointer) -> Void,
+        results: (_ event: OpaquePointer, _ count: inout Int) -> UnsafeMutablePointer<OpaquePointer?>?
+    ) throws(KafkaError) {
+        var errstr = [CChar](repeating: 0, count: 512)
         let queue = rd_kafka_queue_new(client)!
         defer { rd_kafka_queue_destroy(queue) }
-        let options = rd_kafka_AdminOptions_new(client, RD_KAFKA_ADMIN_OP_CREATETOPICS)
+        let options = rd_kafka_AdminOptions_new(client, operation)
         defer { rd_kafka_AdminOptions_destroy(options) }
         _ = rd_kafka_AdminOptions_set_request_timeout(options, timeoutMs, &errstr, errstr.count)
         _ = rd_kafka_AdminOptions_set_operation_timeout(options, timeoutMs, &errstr, errstr.count)
-        newTopics.withUnsafeMutableBufferPointer { buffer in
-            rd_kafka_CreateTopics(client, buffer.baseAddress, buffer.count, options, queue)
-        }
+        submit(options, queue)
         guard let event = rd_kafka_queue_poll(queue, timeoutMs + 1000) else {
-            throw KafkaError.admin("create topics: no answer within \(timeoutMs) ms")
+            throw KafkaError.admin("\(what): no answer within \(timeoutMs) ms")
         }
         defer { rd_kafka_event_destroy(event) }
         let eventError = rd_kafka_event_error(event)
-        if eventError != RD_KAFKA_RESP_ERR_NO_ERROR {
-            throw KafkaError.admin("create topics: \(eventError.message)")
-        }
-        guard let result = rd_kafka_event_CreateTopics_result(event) else {
-            throw KafkaError.admin("create topics: unexpected answer")
-        }
+        if eventError != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("\(what): \(eventError.message)") }
         var count = 0
-        guard let results = rd_kafka_CreateTopics_result_topics(result, &count) else { return }
+        guard let topics = results(event, &count) else { return }
         for i in 0..<count {
-            let err = rd_kafka_topic_result_error(results[i])
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS {
-                let name = String(cString: rd_kafka_topic_result_name(results[i]))
-                throw KafkaError.admin("\(name): \(err.message)")
+            let err = rd_kafka_topic_result_error(topics[i])
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != done {
+                throw KafkaError.admin("\(String(cString: rd_kafka_topic_result_name(topics[i]))): \(err.message)")
             }
         }
     }
 
     /// The number of partitions a topic has now, from the broker's metadata.
-    /// Deletes the topics; one already gone counts as deleted.
-    static func deleteTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) {
-        var errstr = [CChar](repeating: 0, count: 512)
-        var deletions: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
-        defer { for d in deletions { rd_kafka_DeleteTopic_destroy(d) } }
-        let queue = rd_kafka_queue_new(client)!
-        defer { rd_kafka_queue_destroy(queue) }
-        let options = rd_kafka_AdminOptions_new(client, RD_KAFKA_ADMIN_OP_DELETETOPICS)
-        defer { rd_kafka_AdminOptions_destroy(options) }
-        _ = rd_kafka_AdminOptions_set_request_timeout(options, timeoutMs, &errstr, errstr.count)
-        deletions.withUnsafeMutableBufferPointer { buffer in
-            rd_kafka_DeleteTopics(client, buffer.baseAddress, buffer.count, options, queue)
-        }
-        guard let event = rd_kafka_queue_poll(queue, timeoutMs + 1000) else {
-            throw KafkaError.admin("delete topics: no answer within \(timeoutMs) ms")
-        }
-        defer { rd_kafka_event_destroy(event) }
-        let eventError = rd_kafka_event_error(event)
-        if eventError != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("delete topics: \(eventError.message)") }
-        guard let result = rd_kafka_event_DeleteTopics_result(event) else {
-            throw KafkaError.admin("delete topics: unexpected answer")
-        }
-        var count = 0
-        guard let results = rd_kafka_DeleteTopics_result_topics(result, &count) else { return }
-        for i in 0..<count {
-            let err = rd_kafka_topic_result_error(results[i])
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART {
-                throw KafkaError.admin("\(String(cString: rd_kafka_topic_result_name(results[i]))): \(err.message)")
-            }
-        }
-    }
-
     static func partitionCount(client: OpaquePointer, topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
         let rkt = rd_kafka_topic_new(client, topic, nil)
         defer { rd_kafka_topic_destroy(rkt) }
