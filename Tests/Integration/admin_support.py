@@ -64,10 +64,15 @@ def session_env(stack):
     return env
 
 
+# Every admin password the tests made, for the scan of the logs for secrets (log_scan.py).
+ISSUED_PASSWORDS = set()
+
+
 def bootstrap_admin(stack, name=None, password=None, extra=()):
     """`geochat-session bootstrap-admin --name NAME`, the password on standard input."""
     name = name or "adm" + secrets.token_hex(5)
     password = password or secrets.token_urlsafe(18)
+    ISSUED_PASSWORDS.add(password)
     run = subprocess.run(
         [os.path.join(stack["BIN_DIR"], "geochat-session"), "bootstrap-admin", "--name", name, *extra],
         input=password + "\n", capture_output=True, text=True, env=session_env(stack), timeout=120)

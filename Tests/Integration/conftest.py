@@ -48,5 +48,5 @@ def no_session_ids_in_logs_after_the_last_test(stack):
     A leak fails the run as an error in the teardown of the last test (test_no_secrets_in_logs.py checks
     its own traffic wherever it runs)."""
     yield
-    leaks, _ = session_id_leaks(stack)
+    leaks, _ = session_id_leaks(stack, admin_support.ISSUED_PASSWORDS)
     assert not leaks, "full session ids in logs:\n" + "\n".join(leaks[:10])

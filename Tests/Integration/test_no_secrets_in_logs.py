@@ -1,5 +1,5 @@
-"""No full session id issued on this stack (they are bearer secrets) appears in
-any of its logs. This test makes session traffic of its own (start, create,
+"""No full session id issued on this stack (they are bearer secrets), no admin
+token and no admin password appears in any of its logs. This test makes session traffic of its own (start, create,
 join, say, polls and presence with the session id, end) through both gateways,
 sees it named in the logs by prefix, and scans every log; conftest.py scans
 them once more after the last test, for the traffic of every other test."""
@@ -7,6 +7,7 @@ import os
 
 from geochat_support.protocol import chat, create, messages, say, start, unique_topic
 from geochat_support.waiting import wait_until
+from admin_support import ISSUED_PASSWORDS, api, bootstrap_admin, login
 from log_scan import session_id_leaks
 
 SESSIONS = 6
@@ -34,6 +35,14 @@ def test_no_session_id_in_logs(stack):
         return all(any(session[:6] in line for line in created) for session in sessions)
     wait_until(logged_prefixes, timeout=10, message="the rooms service logging each creation by session prefix")
 
-    leaks, scanned = session_id_leaks(stack)
+    # An admin logs in (right and wrong passwords), uses the token and logs out.
+    name, password, _ = bootstrap_admin(stack)
+    assert api(a, "POST", "login", {"name": name, "password": password + "x"}).status == 401
+    token = login(b, name, password)
+    assert api(a, "GET", "rooms", token=token).status == 200
+    assert api(b, "GET", "rooms", token=token + "x").status == 401
+    assert api(a, "POST", "logout", {}, token=token).status == 200
+
+    leaks, scanned = session_id_leaks(stack, ISSUED_PASSWORDS)
     assert scanned >= SESSIONS, "the logs holding this traffic were read"
-    assert not leaks, "full session ids in logs:\n" + "\n".join(leaks[:10])
+    assert not leaks, "secrets in logs (session ids, admin tokens or passwords):\n" + "\n".join(leaks[:10])
