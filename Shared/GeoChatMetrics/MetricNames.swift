@@ -50,6 +50,8 @@ public enum MetricNames {
     // gateway-wide failure limit; `busy`, the session instance's password
     // checks all taken): counted here, audited once a minute at most.
     public static let adminLoginsThrottled = "geochat_admin_logins_throttled_total"
+    /// Bearer tokens a gateway refused (label `why`: `malformed`, `refused`, `throttled`).
+    public static let adminTokenRefusals = "geochat_admin_token_refusals_total"
 
     // The process.
     public static let residentMemory = "geochat_process_resident_memory_bytes"

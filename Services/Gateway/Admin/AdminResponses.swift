@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import HTTPTypes
 import Hummingbird
@@ -37,6 +38,8 @@ struct AdminFailure: Error, Sendable {
 /// JSON in and out of the admin API.
 enum AdminJSON {
     static let maxBodyBytes = 16 * 1024
+    /// How long an admin request body may take to arrive.
+    static let bodyTimeout: Duration = .seconds(10)
 
     static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
         let encoder = JSONEncoder()
@@ -58,12 +61,18 @@ enum AdminJSON {
 
     /// The request's JSON body as `T`, or a 400 that says what is wrong.
     static func body<T: Decodable>(_ type: T.Type, of request: Request) async throws(AdminFailure) -> T {
-        var request = request
+        let request = request
         let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: maxBodyBytes)
+            // A trickled body is cut off: an admin's JSON is small.
+            buffer = try await withDeadline(bodyTimeout) {
+                var request = request
+                return try await request.collectBody(upTo: maxBodyBytes)
+            }
         } catch is NIOTooManyBytesError {
             throw AdminFailure(status: .contentTooLarge, code: "too_large", message: "the body is over \(maxBodyBytes) bytes")
+        } catch is DeadlineExceeded {
+            throw AdminFailure(status: .requestTimeout, code: "timeout", message: "the body did not arrive within \(bodyTimeout)")
         } catch {
             throw .badRequest("the body could not be read")
         }
