@@ -2,7 +2,6 @@
 their throttle, bans on every gateway, live settings, room removal, sessions,
 the audit log. Expiry runs through the API are in test_admin_expiry.py."""
 import secrets
-import socket
 import time
 import urllib.parse
 
@@ -10,7 +9,7 @@ import pytest
 
 from admin_support import admin_url, api, assert_api_error, bootstrap_admin, login, until_status
 from geochat_support.db import count, sql
-from geochat_support.protocol import (assert_error, chat, check_xml, http, create, messages, rooms_in, say, start, unique_nick,
+from geochat_support.protocol import (assert_error, chat, check_xml, http, trickled_answer, create, messages, rooms_in, say, start, unique_nick,
     unique_topic)
 from geochat_support.stack import run_stack_command
 from geochat_support.waiting import wait_until
@@ -316,25 +315,9 @@ def test_the_audit_log_is_readable_through_the_api(stack, admin):
 def test_a_trickled_admin_body_is_cut_off(stack):
     """The admin JSON body has a deadline (10 s): a client sending a byte now and
     then cannot hold the request open."""
-    url = urllib.parse.urlsplit(admin_url(stack["gateways"][0]))
-    s = socket.create_connection((url.hostname, url.port), timeout=10)
-    s.sendall(b"POST /admin/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-              b"Content-Length: 200\r\n\r\n{")
-    began = time.monotonic()
-    answer = b""
-    s.settimeout(0.5)
-    while time.monotonic() - began < 20 and b"\r\n\r\n" not in answer:
-        try:
-            s.sendall(b" ")
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            answer += chunk
-        except socket.timeout:
-            continue
-        except OSError:
-            break
-    s.close()
-    elapsed = time.monotonic() - began
+    answer, elapsed = trickled_answer(
+        admin_url(stack["gateways"][0]),
+        b"POST /admin/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{",
+        until=b"\r\n\r\n")
     assert b" 408 " in answer.split(b"\r\n")[0], answer
     assert 8 <= elapsed < 16, elapsed

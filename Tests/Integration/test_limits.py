@@ -15,7 +15,7 @@ import pytest
 from admin_support import api, bootstrap_admin, login
 from conformance import free_port
 from geochat_support.db import count
-from geochat_support.protocol import assert_error, chat, create, http, start, unique_topic
+from geochat_support.protocol import assert_error, chat, create, http, start, trickled_answer, unique_topic
 from geochat_support.stack import read_instance_env
 from geochat_support.waiting import wait_until
 
@@ -185,26 +185,11 @@ def test_idle_connection_is_closed(strict_gateway):
 
 
 def test_slow_body_is_cut_off(strict_gateway):
-    url = urllib.parse.urlsplit(strict_gateway)
-    s = socket.create_connection((url.hostname, url.port), timeout=10)
-    s.sendall(b"POST /chat.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-              b"Content-Length: 100\r\n\r\ncmd=")
-    began = time.monotonic()
-    answer = b""
-    s.settimeout(1)
-    while time.monotonic() - began < 10 and b"</error>" not in answer:
-        try:
-            s.sendall(b"x")
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            answer += chunk
-        except socket.timeout:
-            continue
-        except OSError:
-            break
-    s.close()
-    assert time.monotonic() - began < 8
+    answer, elapsed = trickled_answer(
+        strict_gateway,
+        b"POST /chat.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        b"Content-Length: 100\r\n\r\ncmd=", until=b"</error>", byte=b"x", seconds=10)
+    assert elapsed < 8
     assert answer == b"" or b" 400 " in answer.split(b"\r\n")[0], answer
 
 

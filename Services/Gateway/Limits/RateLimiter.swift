@@ -32,22 +32,23 @@ final class RateLimiter: Sendable {
     /// New numbers (e.g. from live settings); buckets keep their tokens.
     func update(_ new: RateLimitSettings) { settings.withLock { $0 = new } }
 
-    /// Admits the request (taking its tokens) or says when to come back.
-    func admit(_ request: LegacyRequest, address: String) -> Refusal? {
+    /// Admits the request (taking its tokens) or says when to come back. The
+    /// address is worked out only for the requests limited by address (not a poll).
+    func admit(_ request: LegacyRequest, address: @autoclosure () -> String) -> Refusal? {
         let s = settings.withLock { $0 }
         let scopes: [(Scope, TokenBucket.Rule)]
         switch request {
         case .chat(.say(let session, _, _)):
-            scopes = [(.postBySession(session.value), s.postPerSession), (.postByAddress(address), s.postPerAddress)]
+            scopes = [(.postBySession(session.value), s.postPerSession), (.postByAddress(address()), s.postPerAddress)]
         case .lobbyPost:
-            scopes = [(.postByAddress(address), s.postPerAddress)]
+            scopes = [(.postByAddress(address()), s.postPerAddress)]
         case .chat(.create(let session, _, _, _)):
             scopes = [
-                (.createBySession(session.value), s.createPerSession), (.createByAddress(address), s.createPerAddress),
+                (.createBySession(session.value), s.createPerSession), (.createByAddress(address()), s.createPerAddress),
                 (.roomsBySession(session.value), s.roomsPerSession),
             ]
         case .chat(.start):
-            scopes = [(.startByAddress(address), s.startPerAddress)]
+            scopes = [(.startByAddress(address()), s.startPerAddress)]
         default:
             return nil
         }

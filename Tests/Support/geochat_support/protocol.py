@@ -11,6 +11,7 @@ bytes, cheap enough for thousands of answers a second, and return None (or []) w
 import asyncio
 import re
 import shutil
+import socket
 import subprocess
 import time
 import urllib.error
@@ -359,3 +360,28 @@ async def gather_limited(pool, paths, concurrency):
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return results
+
+
+def trickled_answer(url, head, until, byte=b" ", seconds=20):
+    """Sends `head` to the server of `url`, then one `byte` at a time (slowloris on
+    the body) until the answer holds `until`, the server closes, or `seconds`
+    pass. Returns (what came back, seconds it took)."""
+    parts = urllib.parse.urlsplit(url)
+    s = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    s.sendall(head)
+    began = time.monotonic()
+    answer = b""
+    s.settimeout(0.5)
+    while time.monotonic() - began < seconds and until not in answer:
+        try:
+            s.sendall(byte)
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+    s.close()
+    return answer, time.monotonic() - began
