@@ -69,6 +69,13 @@ pick_ports() {
   done
 }
 
+# The stack's login seal key: 32 random bytes, made once per state directory, readable by its owner only.
+login_seal_key() {
+  local file="$STATE/login-seal.key"
+  if [ ! -s "$file" ]; then (umask 077; openssl rand -base64 32 > "$file"); fi
+  echo "$file"
+}
+
 write_instance_env() { # NAME INSTANCE
   local file="$STATE/instances/$2.env"
   {
@@ -86,6 +93,8 @@ write_instance_env() { # NAME INSTANCE
     echo "GEOCHAT_HTTP_HOST=127.0.0.1"
     echo "GEOCHAT_HTTP_PORT=$(port_of "$2")"
     if [ "$1" = gateway ]; then echo "GEOCHAT_ADMIN_HOST=127.0.0.1"; echo "GEOCHAT_ADMIN_PORT=$(port_of "$2-admin")"; fi
+    # Admin passwords cross Kafka sealed with this key (docs/security.md, "Secrets and the bus").
+    case "$1" in gateway|session) echo "GEOCHAT_LOGIN_SEAL_KEY_FILE=$(login_seal_key)" ;; esac
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
     for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do echo "$kv"; done
     echo "BINARY=$(bin_dir)/geochat-$1"

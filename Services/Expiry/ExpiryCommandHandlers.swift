@@ -4,11 +4,13 @@ import GeoChatDomain
 import Logging
 
 /// Runs expiry commands (from the admin API): start a job, read one, list them.
-/// Starting only records the job; a runner (ExpiryRunner) picks it up within a second.
+/// Starting only records the job; this instance's runner (ExpiryRunner) is
+/// woken to pick it up.
 struct ExpiryCommandHandlers: Sendable {
     let jobs: ExpiryJobStore
     let settings: ExpirySettings
     let logger: Logger
+    var jobRequested: Doorbell? = nil
 
     static let maxJobsListed = 100
 
@@ -38,6 +40,7 @@ struct ExpiryCommandHandlers: Sendable {
         let (report, created) = try await jobs.start(
             trigger: "admin:" + who, dryRun: command.dryRun, idleBefore: Date().addingTimeInterval(-Double(limit)),
             requestKey: context.idempotencyKey)
+        if created { jobRequested?.ring() }
         logger.info(
             created ? "expiry job requested" : "expiry job requested; answered the running one",
             metadata: ["job": "\(report.id)", "by": "\(who)", "dry_run": "\(command.dryRun)", "idle_limit_s": "\(limit)"])

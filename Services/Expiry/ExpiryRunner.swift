@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatBus
 import GeoChatDomain
 import Logging
 
@@ -10,8 +11,12 @@ struct ExpiryRunner: Sendable {
     let run: ExpiryRun
     let settings: ExpirySettings
     let logger: Logger
-    /// How often an idle instance looks for work (and a new on-demand job waits at most).
-    let tick: Duration = .seconds(1)
+    /// Rung by this instance's handlers when an admin starts a job.
+    let jobRequested: Doorbell
+    /// How often an idle instance looks for work: a scheduled job's time, or a
+    /// job left half-done by an instance that died (one requested through this
+    /// instance starts at once).
+    let tick: Duration = .seconds(5)
 
     func loop(isReady: @escaping @Sendable () -> Bool) async {
         while !Task.isCancelled {
@@ -26,7 +31,7 @@ struct ExpiryRunner: Sendable {
                     logger.warning("expiry work interrupted; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 }
             }
-            try? await Task.sleep(for: tick)
+            await jobRequested.wait(upTo: tick)
         }
     }
 

@@ -21,11 +21,14 @@ struct ExpiryServiceMain {
             settings: settings.live, bans: BanList(), logger: host.logger)
         host.runs("settings") { await adminState.run() }
         host.readyWhen { adminState.isLoaded }
+        let jobRequested = Doorbell()
         try host.handles(
-            ExpiryCommandHandlers(jobs: jobs, settings: settings, logger: host.logger).handlers,
-            group: ConsumerGroups.expiryCommands)
+            ExpiryCommandHandlers(jobs: jobs, settings: settings, logger: host.logger, jobRequested: jobRequested)
+                .handlers,
+            group: ConsumerGroups.expiryCommands, pace: .background)
         let run = ExpiryRun(bus: try host.commandBus(), jobs: jobs, settings: settings, logger: host.logger)
-        let runner = ExpiryRunner(jobs: jobs, run: run, settings: settings, logger: host.logger)
+        let runner = ExpiryRunner(
+            jobs: jobs, run: run, settings: settings, logger: host.logger, jobRequested: jobRequested)
         host.runs("expiry jobs") { [isReady = host.isReady] in await runner.loop(isReady: isReady) }
         host.logger.info(
             "expiry settings",

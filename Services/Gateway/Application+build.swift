@@ -17,10 +17,16 @@ struct Gateway: Sendable {
     let rooms: RoomMap
     let presence: PresenceTracker
     let limiter: RateLimiter
+    /// Seals admin passwords for the session service (`LoginSeal`).
+    let loginSeal: LoginSeal
     let logger: Logger
 
-    init(instance: String, settings: GatewaySettings, bus: any CommandBus, bans: BanList = BanList(), logger: Logger) {
+    init(
+        instance: String, settings: GatewaySettings, bus: any CommandBus, bans: BanList = BanList(),
+        loginSeal: LoginSeal, logger: Logger
+    ) {
         self.instance = instance
+        self.loginSeal = loginSeal
         self.settings = settings
         self.services = ServiceClients(bus: bus, timeout: settings.requestTimeout)
         self.bans = bans
@@ -55,7 +61,8 @@ struct Gateway: Sendable {
         AdminRoutes(
             endpoints: AdminEndpoints(
                 backend: AdminBackend(services: adminServices, gateway: instance, logger: logger), sessions: sessions,
-                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), logger: logger),
+                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), loginSeal: loginSeal,
+                logger: logger),
             pathPrefix: settings.pathPrefix
         ).register(on: router)
         return router

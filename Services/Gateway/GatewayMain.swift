@@ -11,7 +11,8 @@ struct GatewayMain {
         var host = try ServiceHost(service: "gateway", defaultPort: 8080)
         let settings = try GatewaySettings(host.configuration)
         let gateway = Gateway(
-            instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(), logger: host.logger)
+            instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(),
+            loginSeal: host.environment.loginSeal(), logger: host.logger)
         ReadModelMetrics.register(gateway: gateway)
 
         let adminState = SettingsAndBansFeed(

@@ -42,9 +42,12 @@ struct SessionServiceMain {
             store: adminStore, state: broadcaster,
             tokenLifetimeSeconds: try env.configuration.int("admin.token.ttl.s", default: 43_200),
             loginFailureLimit: SettingsCatalog.definition(SettingName.adminLoginFailures.rawValue)!.defaultValue,
-            decoyHash: Bcrypt.hash("decoy password of no account", cost: UInt8(bcryptCost)), logger: env.logger)
-        try host.handles(admin.handlers, group: ConsumerGroups.adminCommands)
-        host.runs("settings and bans broadcast") { await broadcaster.run() }
+            decoyHash: Bcrypt.hash("decoy password of no account", cost: UInt8(bcryptCost)),
+            loginSeal: env.loginSeal(), logger: env.logger)
+        try host.handles(admin.handlers, group: ConsumerGroups.adminCommands, pace: .background)
+        host.runs("settings and bans broadcast") {
+            await broadcaster.run(watchingForLostRecords: env.kafka.profile == .tansu)
+        }
 
         let housekeeping = SessionHousekeeping(
             store: store, outbox: outbox,

@@ -45,6 +45,10 @@ public final class KafkaConsumer: Sendable {
     private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
     private let metricLabel: @Sendable (String) -> String
     static let lagSampleInterval: Duration = .seconds(2)
+    /// How long one poll waits for a record. A record ends the wait at once, so
+    /// this is no latency; it is how often an idle consumer wakes (issue 14:
+    /// the idle stack's CPU). `close` interrupts a waiting poll.
+    static let idlePollMs: Int32 = 1000
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, pace: Pace, logger: Logger) throws {
         self.topics = topics
@@ -203,6 +207,7 @@ public final class KafkaConsumer: Sendable {
     /// Leaves the group (committing what was processed) and frees the handle.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        handle.interruptPoll()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { [handle] in
                 handle.close()
@@ -216,7 +221,7 @@ public final class KafkaConsumer: Sendable {
             queue.async { [self] in
                 guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: []) }
                 var batch: [KafkaRecord] = []
-                var timeout: Int32 = 100
+                var timeout = Self.idlePollMs
                 polling: while batch.count < 256 {
                     switch handle.poll(timeoutMs: timeout) {
                     case .record(let record): batch.append(record)

@@ -47,6 +47,32 @@ public struct ServiceEnvironment: Sendable {
         self.httpPort = try configuration.int("http.port", default: defaultPort)
     }
 
+    /// The key gateways and session services seal admin passwords with
+    /// (`LoginSeal`): `login.seal.key` (32 bytes, base64) or the file named by
+    /// `login.seal.key.file`. Missing or malformed: a critical line naming the
+    /// setting (never its value) and exit status 2.
+    public func loginSeal() -> LoginSeal {
+        var text = configuration.string("login.seal.key")
+        var source = "GEOCHAT_LOGIN_SEAL_KEY"
+        if text == nil, let path = configuration.string("login.seal.key.file") {
+            source = "GEOCHAT_LOGIN_SEAL_KEY_FILE (\(path))"
+            text = FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) } ?? ""
+        }
+        guard let text else {
+            logger.critical(
+                "configuration refused; not starting",
+                metadata: ["error": "GEOCHAT_LOGIN_SEAL_KEY or GEOCHAT_LOGIN_SEAL_KEY_FILE must be set: 32 random bytes, base64 (openssl rand -base64 32), the same on every gateway and session service"])
+            Self.exitForBadConfiguration()
+        }
+        guard let seal = LoginSeal(base64: text) else {
+            logger.critical(
+                "configuration refused; not starting",
+                metadata: ["error": "\(source) is not 32 bytes in base64 (openssl rand -base64 32)"])
+            Self.exitForBadConfiguration()
+        }
+        return seal
+    }
+
     /// Kafka as configured: `kafka.profile` (`kafka`, the default, or `tansu`,
     /// the dev broker), `kafka.topics` (`create` or `verify`), the latency
     /// knobs with the profile's defaults, and librdkafka properties from
@@ -65,7 +91,9 @@ public struct ServiceEnvironment: Sendable {
         // Tansu answers a waiting fetch only when its wait ends, so the wait is
         // the latency; Kafka answers as soon as a record arrives, so a long wait
         // costs no latency and saves the empty round trips of an idle consumer.
-        let (interactiveWait, backgroundWait) = profile == .tansu ? (10, 100) : (500, 500)
+        // On Kafka the wait only bounds how soon partitions a rebalance hands
+        // over are first fetched (docs/operations.md, `GEOCHAT_KAFKA_PROFILE`).
+        let (interactiveWait, backgroundWait) = profile == .tansu ? (10, 100) : (2000, 5000)
         var overrides: [String: String] = [:]
         if let file = configuration.string("kafka.properties.file") {
             overrides = try Configuration.propertiesFile(at: file)

@@ -64,9 +64,12 @@ public struct ServiceHost: Sendable {
     /// A schema migration, run before any consumer starts.
     public mutating func migrates(_ migrate: @escaping @Sendable () async throws -> Void) { migrations.append(migrate) }
 
-    /// Serves the commands of `handlers.topic` as a member of `group`.
-    public mutating func handles(_ handlers: CommandHandlers, group: String) throws {
-        let consumer = try consumer([handlers.topic], .group(group), pace: .interactive)
+    /// Serves the commands of `handlers.topic` as a member of `group`;
+    /// `.background` for commands no phone waits for (admin, expiry).
+    public mutating func handles(
+        _ handlers: CommandHandlers, group: String, pace: KafkaConsumer.Pace = .interactive
+    ) throws {
+        let consumer = try consumer([handlers.topic], .group(group), pace: pace)
         readiness.add { consumer.holdsPartitions }
         let processor = CommandProcessor(consumer: consumer, producer: producer, handlers: handlers, logger: logger)
         runs("commands \(handlers.topic)") { await processor.run() }

@@ -49,7 +49,8 @@ import Testing
             "GEOCHAT_REQUEST_TIMEOUT_MS": "30000",
         ]
         let settings = try GatewaySettings(Configuration(arguments: [], environment: environment))
-        gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, logger: logger)
+        let seal = LoginSeal(base64: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString())!
+        gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, loginSeal: seal, logger: logger)
     }
 
     var application: some ApplicationProtocol {

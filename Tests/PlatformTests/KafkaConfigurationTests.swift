@@ -63,7 +63,7 @@ import Testing
     @Test func theProfileSetsTheFetchWaitsAndTheTopicsMode() throws {
         let kafka = try settings([:])
         #expect(kafka.profile == .kafka && kafka.topicsMode == .create)
-        #expect(kafka.fetchWaitMaxMs == 500 && kafka.backgroundFetchWaitMaxMs == 500, "long polls: Kafka answers when data arrives")
+        #expect(kafka.fetchWaitMaxMs == 2000 && kafka.backgroundFetchWaitMaxMs == 5000, "long polls: Kafka answers when data arrives")
         let tansu = try settings(["GEOCHAT_KAFKA_PROFILE": "tansu", "GEOCHAT_KAFKA_TOPICS": "verify", "GEOCHAT_KAFKA_MIN_INSYNC_REPLICAS": "2"])
         #expect(tansu.profile == .tansu && tansu.topicsMode == .verify && tansu.minInsyncReplicas == 2)
         #expect(tansu.fetchWaitMaxMs == 10 && tansu.backgroundFetchWaitMaxMs == 100)

@@ -18,6 +18,15 @@ struct AdminCommandHandlersTests {
         let sessions: PostgresSessionStore
         let events: RecordedEvents
         let bus: InMemoryCommandBus
+        let seal: LoginSeal
+
+        /// A login as a gateway sends it: the token minted here, the password sealed.
+        func login(_ name: String, _ password: String, seal other: LoginSeal? = nil) -> (command: LogIn, token: String) {
+            let token = BearerToken.generate()
+            let hash = BearerToken.hash(token)!
+            let sealed = (other ?? seal).seal(password, name: name, tokenHash: hash)
+            return (LogIn(name: name, sealedPassword: sealed, tokenHash: hash), token)
+        }
 
         func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
             try await bus.send(command, within: .seconds(30))
@@ -35,22 +44,29 @@ struct AdminCommandHandlersTests {
             let store = AdminStore(database: database)
             _ = try await store.saveAdmin(AdminName("root")!, passwordHash: Bcrypt.hash("correct horse", cost: 4), replace: false)
             let events = RecordedEvents()
+            let seal = Self.randomSeal()
             let handlers = AdminCommandHandlers(
                 store: store, state: StateBroadcaster(store: store, events: events, stateRecordCount: { 0 }, logger: Logger(label: "t")),
                 tokenLifetimeSeconds: 600, loginFailureLimit: 3, decoyHash: Bcrypt.hash("decoy", cost: 4),
-                logger: Logger(label: "test"))
-            try await body(Fixture(store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers])))
+                loginSeal: seal, logger: Logger(label: "test"))
+            try await body(
+                Fixture(store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers]), seal: seal))
         }
     }
 
-    @Test func aLoginGivesATokenThatAuthenticatesUntilLogout() async throws {
+    static func randomSeal() -> LoginSeal {
+        LoginSeal(base64: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString())!
+    }
+
+    @Test func aLoginMakesTheGatewaysTokenAuthenticateUntilLogout() async throws {
         try await Self.withAdmin { admin in
-            guard case .granted(let login) = try await admin.send(LogIn(name: "root", password: "correct horse")) else {
+            let (command, token) = admin.login("root", "correct horse")
+            guard case .granted(let login) = try await admin.send(command) else {
                 Issue.record("login refused")
                 return
             }
-            #expect(login.name == "root" && !login.token.isEmpty)
-            let hash = try #require(BearerToken.hash(login.token))
+            #expect(login.name == "root")
+            let hash = try #require(BearerToken.hash(token))
             guard case .granted(let identity) = try await admin.send(Authenticate(tokenHash: hash)) else {
                 Issue.record("token refused")
                 return
@@ -69,24 +85,49 @@ struct AdminCommandHandlersTests {
     @Test func wrongPasswordsAreRefusedAuditedAndThrottled() async throws {
         try await Self.withAdmin { admin in
             for name in ["root", "root", "nobody"] {
-                guard case .refused = try await admin.send(LogIn(name: name, password: "wrong")) else {
+                guard case .refused = try await admin.send(admin.login(name, "wrong").command) else {
                     Issue.record("a wrong password was accepted")
                     return
                 }
             }
-            _ = try await admin.send(LogIn(name: "root", password: "wrong"))
+            _ = try await admin.send(admin.login("root", "wrong").command)
             // Three failures of one name: even the right password is throttled now.
-            await #expect(throws: RequestError.self) { try await admin.send(LogIn(name: "root", password: "correct horse")) }
+            await #expect(throws: RequestError.self) { try await admin.send(admin.login("root", "correct horse").command) }
             let outcomes = try await admin.audit("login").map(\.outcome)
             #expect(outcomes.filter { $0 == "denied" }.count == 4)
             #expect(outcomes.contains("throttled"))
         }
     }
 
+    /// What a reader of the admin topic could try: a password sealed under
+    /// another key, or a sealed password moved into a login for its own token.
+    @Test func aSealThisServiceCannotOpenGrantsNothing() async throws {
+        try await Self.withAdmin { admin in
+            let foreign = admin.login("root", "correct horse", seal: Self.randomSeal())
+            guard case .refused = try await admin.send(foreign.command) else {
+                Issue.record("a password sealed with another key was accepted")
+                return
+            }
+            let genuine = admin.login("root", "correct horse").command
+            let stolen = admin.login("root", "anything")
+            let moved = LogIn(name: "root", sealedPassword: genuine.sealedPassword, tokenHash: stolen.command.tokenHash)
+            guard case .refused = try await admin.send(moved) else {
+                Issue.record("a sealed password was accepted for another token")
+                return
+            }
+            guard case .refused = try await admin.send(Authenticate(tokenHash: stolen.command.tokenHash)) else {
+                Issue.record("the attacker's token works")
+                return
+            }
+            #expect(try await admin.audit("login").map(\.outcome) == ["denied", "denied"])
+            #expect(!genuine.sealedPassword.contains("correct horse"))
+        }
+    }
+
     @Test func aNameWithControlCharactersIsRefusedAndAuditedEscaped() async throws {
         try await Self.withAdmin { admin in
             let attack = "root\u{1B}]0;owned\u{07}\nlevel=info msg=forged"
-            guard case .refused = try await admin.send(LogIn(name: attack, password: "correct horse")) else {
+            guard case .refused = try await admin.send(admin.login(attack, "correct horse").command) else {
                 Issue.record("an invalid name was accepted")
                 return
             }

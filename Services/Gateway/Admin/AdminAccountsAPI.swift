@@ -15,10 +15,17 @@ extension AdminEndpoints {
         }
         let body = try await AdminJSON.body(AdminAPI.LoginRequest.self, of: request)
         // From here the attempt counts as a failure (a timeout too) unless granted.
-        switch try await backend.send(LogIn(name: body.name, password: body.password)) {
-        case .granted(let login):
+        // The gateway mints the token: only its hash and the sealed password
+        // cross Kafka (docs/security.md, "Secrets and the bus").
+        let token = BearerToken.generate()
+        let tokenHash = BearerToken.hash(token)!
+        let command = LogIn(
+            name: body.name, sealedPassword: loginSeal.seal(body.password, name: body.name, tokenHash: tokenHash),
+            tokenHash: tokenHash)
+        switch try await backend.send(command) {
+        case .granted(let identity):
             throttle.succeeded(ticket)
-            return AdminJSON.response(login)
+            return AdminJSON.response(AdminLogin(token: token, name: identity.name, expiresAtMs: identity.expiresAtMs))
         case .refused(let why):
             throw .unauthorized(why)
         }

@@ -16,6 +16,7 @@ struct AdminEndpoints: Sendable {
     /// asked about (each costs a round trip to the session service); beyond,
     /// 429 without asking. Counted in `geochat_admin_token_refusals_total`.
     var tokenChecks = LoginThrottle(limit: 60, window: .seconds(60))
+    let loginSeal: LoginSeal
     let logger: Logger
 
     var bans: BanList { sessions.bans }

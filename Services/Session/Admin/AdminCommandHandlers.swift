@@ -17,6 +17,8 @@ struct AdminCommandHandlers: Sendable {
     /// Checked against when the name is unknown, so a miss costs as long as a hit
     /// (no timing answer to "does this admin exist"). Made with the configured cost.
     let decoyHash: String
+    /// Opens the passwords gateways seal (`LoginSeal`).
+    let loginSeal: LoginSeal
     let logger: Logger
     /// At most one bcrypt at a time per instance, eight waiting (`PasswordChecks`).
     var passwordChecks = PasswordChecks()
@@ -28,7 +30,7 @@ struct AdminCommandHandlers: Sendable {
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.adminCommands)
         handlers.on(LogIn.self) { command, context in
-            try await login(name: command.name, password: command.password, gateway: context.requester)
+            try await login(command, gateway: context.requester)
         }
         handlers.on(Authenticate.self) { command, _ in
             guard let identity = try await store.identity(tokenHash: command.tokenHash) else {
@@ -106,7 +108,8 @@ struct AdminCommandHandlers: Sendable {
         return try await store.settings()
     }
 
-    func login(name rawName: String, password: String, gateway: String) async throws -> AdminAuthentication<AdminLogin> {
+    func login(_ command: LogIn, gateway: String) async throws -> AdminAuthentication<AdminIdentity> {
+        let rawName = command.name
         // A name no account can have (the nickname rule) is refused before
         // anything else, and never recorded as sent: the audit and the log get
         // a marker and the name escaped (`ControlCharacters`), so a name with
@@ -133,6 +136,17 @@ struct AdminCommandHandlers: Sendable {
             }
             throw ProtocolError(.rateLimited, "too many failed logins for this name; try again in a few minutes")
         }
+        // A seal this service cannot open was not made by a gateway of this
+        // cluster for this name and token (or the keys differ): no password.
+        guard BearerToken.isHash(command.tokenHash),
+            let password = loginSeal.open(command.sealedPassword, name: rawName, tokenHash: command.tokenHash)
+        else {
+            try await audit("denied", "the password was not sealed with this cluster's login key")
+            logger.error(
+                "admin login with a password this service cannot unseal: GEOCHAT_LOGIN_SEAL_KEY differs between gateways and session services, or the command was forged",
+                metadata: ["admin": "\(target)", "gateway": "\(gateway)"])
+            return .refused("wrong name or password")
+        }
         let name = AdminName(rawName)
         var stored: String?
         if let name { stored = try await store.passwordHash(of: name) }
@@ -149,12 +163,11 @@ struct AdminCommandHandlers: Sendable {
             logger.notice("admin login denied", metadata: ["admin": "\(target)"])
             return .refused("wrong name or password")
         }
-        let token = BearerToken.generate()
         let expires = try await store.issueToken(
-            hash: BearerToken.hash(token)!, admin: name, lifetimeSeconds: tokenLifetimeSeconds)
+            hash: command.tokenHash, admin: name, lifetimeSeconds: tokenLifetimeSeconds)
         try await audit("ok")
         logger.info("admin logged in", metadata: ["admin": "\(name)"])
-        return .granted(AdminLogin(token: token, name: name.value, expiresAtMs: expires))
+        return .granted(AdminIdentity(name: name.value, expiresAtMs: expires))
     }
 
     /// The audit's actor and target for a login whose name is not a valid name.

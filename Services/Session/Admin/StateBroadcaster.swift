@@ -29,9 +29,12 @@ struct StateBroadcaster: Sendable {
         logger.info("settings and bans published", metadata: ["settings": "\(settings.count)", "bans": "\(bans.count)"])
     }
 
-    /// At start, then every `interval`: publish everything again when the topics
-    /// hold fewer records than they did (they were made anew, empty).
-    func run(every interval: Duration = .seconds(5)) async {
+    /// At start; then, on a broker that forgets topics (`watchingForLostRecords`),
+    /// every `interval`: publish everything again when the topics hold fewer
+    /// records than they did (they were made anew, empty). A Kafka cluster
+    /// keeps the compacted state topics, so there it only waits for shutdown after
+    /// the first publish (the host stops a service whose loop ends).
+    func run(watchingForLostRecords: Bool, every interval: Duration = .seconds(5)) async {
         var published = false
         var lastCount: Int64 = 0
         while !Task.isCancelled {
@@ -46,6 +49,10 @@ struct StateBroadcaster: Sendable {
                     lastCount = try await recordCount()
                 } else {
                     lastCount = count
+                }
+                if published && !watchingForLostRecords {
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return
                 }
             } catch {
                 logger.warning("settings and bans not published yet", metadata: ["error": "\(String(reflecting: error))"])

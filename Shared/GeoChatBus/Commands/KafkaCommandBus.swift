@@ -19,6 +19,9 @@ public final class KafkaCommandBus: CommandBus {
     private let waiting = Mutex<[String: ReplyWaiter]>([:])
     private let ready = Atomic<Bool>(false)
     private let pingID = "ping-" + KafkaCommandBus.randomToken()
+    /// Wakes the expiry loop when a request starts waiting: with none waiting
+    /// the loop sleeps (an idle instance does not tick).
+    private let waitersArrived = Doorbell()
 
     private let profile: BrokerProfile
 
@@ -87,7 +90,11 @@ public final class KafkaCommandBus: CommandBus {
             try? await Task.sleep(for: .milliseconds(10))
         }
         let waiter = ReplyWaiter(deadline: started + deadline.remaining())
-        waiting.withLock { $0[correlationID] = waiter }
+        let first = waiting.withLock { table in
+            table[correlationID] = waiter
+            return table.count == 1
+        }
+        if first { waitersArrived.ring() }
         // Sending runs beside the wait, so the deadline bounds the whole request
         // even while the broker is away and deliveries take longer to fail.
         let key = command.partitionKey ?? idempotencyKey
@@ -128,6 +135,7 @@ public final class KafkaCommandBus: CommandBus {
 
     private func expireLoop() async throws {
         while true {
+            if waiting.withLock({ $0.isEmpty }) { await waitersArrived.wait() }
             try await Task.sleep(for: .milliseconds(20))
             let now = ContinuousClock.now
             let expired = waiting.withLock { table -> [ReplyWaiter] in

@@ -21,6 +21,10 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// Rows the handler got acknowledged, deleted in one statement per pass.
     private let acknowledged = Mutex<[Entry.Ref]>([])
     private let unsettled = Atomic<Int>(0)
+    /// When this instance last handed an event over (`run` passes often after it).
+    private let lastAnnounced = Mutex<ContinuousClock.Instant?>(nil)
+    /// The last pass left rows behind (the broker refused, or more than a pass takes).
+    private let hasBacklog = Atomic<Bool>(false)
 
     /// Kept this many acknowledged rows at most while PostgreSQL is away; beyond
     /// it they are forgotten here and the relay publishes them once more
@@ -45,6 +49,7 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// until the relay publishes it.
     public func announce(_ entry: Entry?) {
         guard let entry else { return }
+        noteAnnounced()
         let delivery = entry.enqueue(on: events)
         unsettled.add(1, ordering: .relaxed)
         Task {
@@ -63,8 +68,14 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
 
     /// Several at once: all handed over, then their answers awaited.
     public func announceAndWait(_ entries: [Entry]) async {
+        if !entries.isEmpty { noteAnnounced() }
         let deliveries = entries.map { ($0, $0.enqueue(on: events)) }
         for (entry, delivery) in deliveries { await settle(delivery, of: entry) }
+    }
+
+    private func noteAnnounced() {
+        let now = ContinuousClock.now
+        lastAnnounced.withLock { $0 = now }
     }
 
     private func settle(_ delivery: RecordDelivery, of entry: Entry) async {
@@ -90,11 +101,22 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// Rows the handler published whose deletion is still to come.
     public var acknowledgedCount: Int { acknowledged.withLock { $0.count } }
 
-    /// Every `interval` until cancelled: forgets what the handler got
-    /// acknowledged, then runs a relay pass (one instance at a time).
-    public func run(every interval: Duration = .milliseconds(500)) async {
+    /// Until cancelled: forgets what the handler got acknowledged, then runs a
+    /// relay pass (one instance at a time). Every `interval` while this
+    /// instance announced something within the last `grace` + 2 `interval`s
+    /// (what it staged is relayed as soon as it is due), otherwise every
+    /// `idleInterval`: an instance with no work costs PostgreSQL one short
+    /// transaction per `idleInterval`, and a row left by another instance that
+    /// died waits at most that long after its grace (docs/architecture.md, "The outbox").
+    public func run(every interval: Duration = .milliseconds(500), whenIdle idleInterval: Duration = .seconds(2)) async {
+        var lastPass = ContinuousClock.now
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
+            let now = ContinuousClock.now
+            let busy = lastAnnounced.withLock { $0.map { now - $0 < grace + interval * 2 } ?? false }
+                || acknowledgedCount > 0 || inFlight > 0 || hasBacklog.load(ordering: .relaxed)
+            guard busy || now - lastPass >= idleInterval else { continue }
+            lastPass = now
             do {
                 try await pass()
             } catch {
@@ -122,6 +144,7 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
             await self.publishInOrder(due)
         }
         if case .relayed(let published, let failed, let left) = outcome {
+            hasBacklog.store(left > 0 || failed > 0, ordering: .relaxed)
             OutboxMetrics.backlog.record(left)
             if published > 0 || failed > 0 {
                 logger.info(

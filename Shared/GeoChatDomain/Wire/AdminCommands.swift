@@ -3,17 +3,22 @@
 /// audit log (docs/architecture.md, "Administration"). Changes are keyed by what
 /// they change, so two changes of one thing run in turn; reads need no order.
 
-/// Answered with a token, or refused (`rate_limited` after too many failures).
+/// Granted (the token the gateway minted is now valid), or refused
+/// (`rate_limited` after too many failures). Neither the password nor the
+/// token travels readable: the password is sealed (`LoginSeal`), the token is
+/// only named by its SHA-256.
 public struct LogIn: AdminWireCommand {
-    public typealias Reply = AdminAuthentication<AdminLogin>
+    public typealias Reply = AdminAuthentication<AdminIdentity>
     public static let name = "login"
     public var name: String
-    public var password: String
+    public var sealedPassword: String
+    public var tokenHash: String
     public var partitionKey: String? { String(name.prefix(64)) }
 
-    public init(name: String, password: String) {
+    public init(name: String, sealedPassword: String, tokenHash: String) {
         self.name = name
-        self.password = password
+        self.sealedPassword = sealedPassword
+        self.tokenHash = tokenHash
     }
 }
 
@@ -141,7 +146,8 @@ public enum AdminAuthentication<Granted: Codable & Sendable>: Codable, Sendable 
     case refused(String)
 }
 
-/// A successful login: the bearer token (shown once, stored only hashed) and its end.
+/// A successful login as the admin API answers it: the bearer token (minted
+/// by the gateway, shown once, stored only hashed) and its end.
 public struct AdminLogin: Codable, Sendable, Equatable {
     public var token: String
     public var name: String

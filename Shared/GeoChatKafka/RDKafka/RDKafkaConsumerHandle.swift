@@ -163,6 +163,13 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         _ = rd_kafka_consumer_close(handle)
     }
 
+    /// Makes a `poll` waiting on another thread return now (thread-safe).
+    func interruptPoll() {
+        guard let queue = rd_kafka_queue_get_consumer(handle) else { return }
+        rd_kafka_queue_yield(queue)
+        rd_kafka_queue_destroy(queue)
+    }
+
     deinit {
         rd_kafka_destroy(handle)
     }

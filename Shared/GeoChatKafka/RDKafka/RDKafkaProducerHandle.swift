@@ -23,7 +23,9 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(signals).toOpaque())
         handle = try RDKafkaConfig.client(type: RD_KAFKA_PRODUCER, conf: conf)
         let thread = Thread { [self] in
-            while !stopped.load(ordering: .acquiring) { rd_kafka_poll(handle, 50) }
+            // A delivery report ends the wait at once; the timeout is only how
+            // often an idle producer wakes (`close` interrupts it).
+            while !stopped.load(ordering: .acquiring) { rd_kafka_poll(handle, 1000) }
             pollerDone.signal()
         }
         thread.name = "rdkafka-producer-poll"
@@ -71,6 +73,7 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             waited += 1
         }
         stopped.store(true, ordering: .releasing)
+        rd_kafka_yield(handle)
         pollerDone.wait()
         topics.withLock { cache in
             for rkt in cache.values { rd_kafka_topic_destroy(rkt) }
