@@ -42,3 +42,17 @@ def test_every_service_connection_to_postgresql_is_tls(stack):
     by_ssl = {ssl: int(n) for ssl, n in rows}
     assert by_ssl.get("t", 0) >= 5, f"the services' pools: {rows}"
     assert by_ssl.get("f", 0) == 0, f"plaintext connections: {rows}"
+
+
+def test_a_missing_or_malformed_login_seal_key_stops_start_up(stack):
+    """Gateways and session services seal admin passwords with a shared key; without one they do not start."""
+    for binary in ("geochat-gateway", "geochat-session"):
+        run = run_service(stack, binary, GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"], GEOCHAT_HTTP_PORT="1",
+                          GEOCHAT_ADMIN_PORT="1")
+        output = run.stdout + run.stderr
+        assert run.returncode == 2 and "GEOCHAT_LOGIN_SEAL_KEY" in output, output
+        run = run_service(stack, binary, GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"], GEOCHAT_HTTP_PORT="1",
+                          GEOCHAT_ADMIN_PORT="1", GEOCHAT_LOGIN_SEAL_KEY="c2hvcnQtc2VjcmV0")
+        output = run.stdout + run.stderr
+        assert run.returncode == 2 and "not 32 bytes" in output, output
+        assert "c2hvcnQtc2VjcmV0" not in output
