@@ -27,7 +27,10 @@ struct PostgresSessionStore: SessionStore, PostgresStore {
                 """,
                 "CREATE INDEX sessions_idle ON session.sessions (last_seen_at) WHERE ended_at IS NULL",
             ])
-    ] + AdminStore.migrations + [Migration(3, "the outbox of session events", PostgresEventOutbox.tableStatements)]
+    ] + AdminStore.migrations + [
+        Migration(3, "the outbox of session events", PostgresEventOutbox.tableStatements),
+        AdminStore.auditFilters,
+    ]
 
     static let service = "session"
     var outbox: any Outbox<StagedEvent> { PostgresEventOutbox(database: database, service: Self.service) }

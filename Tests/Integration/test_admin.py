@@ -312,6 +312,36 @@ def test_the_audit_log_is_readable_through_the_api(stack, admin):
     assert ids == sorted(ids, reverse=True)
 
 
+def test_the_audit_log_pages_and_filters(stack, admin):
+    """Junk cannot hide real rows: pages walk the whole log by `before`, and a
+    filter by actor, action or outcome finds an admin's rows among any number of others."""
+    a, b = stack["gateways"][:2]
+    name, password, _ = bootstrap_admin(stack)
+    for _ in range(3):
+        assert api(a, "POST", "login", {"name": name, "password": password + "x"}).status == 401
+    token = login(b, name, password)
+    denied = api(a, "GET", f"audit?actor={name}&outcome=denied&limit=2", token=token).json
+    assert [(e["actor"], e["action"], e["outcome"]) for e in denied["entries"]] == [(name, "login", "denied")] * 2
+    assert denied["next"] == denied["entries"][-1]["id"]
+    rest = api(b, "GET", f"audit?actor={name}&outcome=denied&limit=2&before={denied['next']}", token=token).json
+    assert [e["outcome"] for e in rest["entries"]] == ["denied"] and "next" not in rest
+    assert rest["entries"][0]["id"] < denied["next"]
+    logins = api(a, "GET", f"audit?actor={name}&action=login", token=token).json["entries"]
+    assert [e["outcome"] for e in logins] == ["ok", "denied", "denied", "denied"]
+    # Every row of the log, page by page: each page older than the one before, none twice.
+    seen, before = [], None
+    while True:
+        page = api(a, "GET", "audit?limit=50" + (f"&before={before}" if before else ""), token=token).json
+        seen += [e["id"] for e in page["entries"]]
+        before = page.get("next")
+        if before is None:
+            break
+    assert seen == sorted(set(seen), reverse=True)
+    assert count(stack, "SELECT count(*) FROM session.audit_log") == len(seen)
+    for bad in ("before=zero", "before=0", "actor=" + "x" * 65, "outcome=%1B%5B2J", "action="):
+        assert_api_error(api(a, "GET", "audit?" + bad, token=token), 400, "bad_request")
+
+
 def test_a_trickled_admin_body_is_cut_off(stack):
     """The admin JSON body has a deadline (10 s): a client sending a byte now and
     then cannot hold the request open."""

@@ -90,6 +90,15 @@ def test_ban_bans_unban_and_sessions(stack, cli):
 def test_audit_and_logout(stack, cli):
     audit = cli("audit", "--limit", "200").stdout
     assert "settings" in audit and "remove-room" in audit and cli.name in audit
+    # One page of this admin's settings changes, then the next page by the id it printed.
+    page = cli("audit", "--actor", cli.name, "--action", "settings", "--limit", "1").stdout
+    rows = [line for line in page.splitlines()[1:] if line and not line.startswith("more:")]
+    assert len(rows) == 1 and "settings" in rows[0] and cli.name in rows[0], page
+    more = [line for line in page.splitlines() if line.startswith("more: --before ")]
+    if more:
+        older = cli("audit", "--actor", cli.name, "--before", more[0].split()[-1]).stdout
+        assert rows[0] not in older
+    assert "remove-room" not in page
     assert "logged out" in cli("logout").stdout
     assert not (cli.home / ".config" / "geochat" / "token").exists()
     after = cli("rooms", "--url", admin_url(stack["gateways"][0]), check=False)

@@ -47,9 +47,20 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.SessionsResponse(sessions: views))
     }
 
+    /// `?limit=&before=&actor=&action=&outcome=`: a page, newest first; `next` asks for the one after.
     func auditLog(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let limit = try AdminJSON.int(call.request, "limit", default: 100, range: 1...1000)
-        let entries = try await backend.send(ReadAuditLog(limit: limit))
-        return AdminJSON.response(AdminAPI.AuditResponse(entries: entries))
+        var before: Int64?
+        if let raw = AdminJSON.text(call.request, "before") {
+            guard let id = Int64(raw) else { throw .badRequest("'before' must be an audit row id") }
+            before = id
+        }
+        let query = AuditQuery(
+            before: before, actor: AdminJSON.text(call.request, "actor"), action: AdminJSON.text(call.request, "action"),
+            outcome: AdminJSON.text(call.request, "outcome"))
+        if let problem = query.problem { throw .badRequest("'\(problem.field)' \(problem.why)") }
+        let entries = try await backend.send(ReadAuditLog(limit: limit, query: query))
+        return AdminJSON.response(
+            AdminAPI.AuditResponse(entries: entries, next: entries.count == limit ? entries.last?.id : nil))
     }
 }

@@ -56,7 +56,11 @@ struct AdminCommandHandlers: Sendable {
             try await store.record(entry)
             return entry
         }
-        handlers.on(ReadAuditLog.self) { command, _ in try await store.auditLog(limit: min(max(command.limit, 1), 1000)) }
+        handlers.on(ReadAuditLog.self) { command, _ in
+            let query = command.query ?? AuditQuery()
+            if let problem = query.problem { throw ProtocolError.bad(problem.field, problem.why) }
+            return try await store.auditLog(limit: min(max(command.limit, 1), 1000), query: query)
+        }
         return handlers
     }
 

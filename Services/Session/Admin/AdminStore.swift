@@ -66,6 +66,16 @@ struct AdminStore: PostgresQueries {
     ]
 
 
+    /// The audit log's pages filtered by who, what or how (`auditLog`): each
+    /// filter walks its own index newest first instead of the whole table.
+    static let auditFilters = Migration(
+        4, "audit log filters",
+        [
+            "CREATE INDEX audit_log_actor ON session.audit_log (actor, id)",
+            "CREATE INDEX audit_log_action ON session.audit_log (action, id)",
+            "CREATE INDEX audit_log_outcome ON session.audit_log (outcome, id)",
+        ])
+
     // MARK: accounts and tokens
 
     func passwordHash(of name: AdminName) async throws -> String? {
@@ -266,10 +276,16 @@ struct AdminStore: PostgresQueries {
         try await client.withConnection { connection in try await Self.insert(entry, connection, logger) }
     }
 
-    func auditLog(limit: Int) async throws -> [AuditEntry] {
+    /// Newest first: at most `limit` rows older than the row `before` (a page's
+    /// last id: the next page), each filter an exact match.
+    func auditLog(limit: Int, query: AuditQuery = AuditQuery()) async throws -> [AuditEntry] {
         let rows = try await client.query(
             """
             SELECT id, at, actor, action, target, outcome, detail, gateway FROM session.audit_log
+            WHERE (\(query.before)::bigint IS NULL OR id < \(query.before)::bigint)
+              AND (\(query.actor)::text IS NULL OR actor = \(query.actor)::text)
+              AND (\(query.action)::text IS NULL OR action = \(query.action)::text)
+              AND (\(query.outcome)::text IS NULL OR outcome = \(query.outcome)::text)
             ORDER BY id DESC LIMIT \(limit)
             """, logger: logger)
         var entries: [AuditEntry] = []

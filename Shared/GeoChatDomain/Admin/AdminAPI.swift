@@ -123,9 +123,14 @@ public enum AdminAPI {
         }
     }
 
+    /// `next`: the `before` of the next (older) page; absent on the last page.
     public struct AuditResponse: Codable, Sendable {
         public var entries: [AuditEntry]
-        public init(entries: [AuditEntry]) { self.entries = entries }
+        public var next: Int64?
+        public init(entries: [AuditEntry], next: Int64? = nil) {
+            self.entries = entries
+            self.next = next
+        }
     }
 
     public struct LogoutResponse: Codable, Sendable {

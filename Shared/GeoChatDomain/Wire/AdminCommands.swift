@@ -131,13 +131,49 @@ public struct RecordAudit: AdminWireCommand {
     public init(_ entry: AuditEntry) { self.entry = entry }
 }
 
+/// Newest first, a page at a time, filtered (`AuditQuery`).
 public struct ReadAuditLog: AdminWireCommand {
     public typealias Reply = [AuditEntry]
     public static let name = "auditLog"
     public var limit: Int
+    /// Absent in commands of gateways older than the filters: the newest rows.
+    public var query: AuditQuery?
     public var partitionKey: String? { nil }
 
-    public init(limit: Int) { self.limit = limit }
+    public init(limit: Int, query: AuditQuery? = nil) {
+        self.limit = limit
+        self.query = query
+    }
+}
+
+/// Which audit rows: older than the row `before` (the last id of the page
+/// before), and only those of one actor, action or outcome. Filters are exact
+/// and at most `maxLength` printable characters.
+public struct AuditQuery: Codable, Sendable, Equatable {
+    public var before: Int64?
+    public var actor: String?
+    public var action: String?
+    public var outcome: String?
+    public static let maxLength = 64
+
+    public init(before: Int64? = nil, actor: String? = nil, action: String? = nil, outcome: String? = nil) {
+        self.before = before
+        self.actor = actor
+        self.action = action
+        self.outcome = outcome
+    }
+
+    /// The first field that is not acceptable, with why.
+    public var problem: (field: String, why: String)? {
+        if let before, before < 1 { return ("before", "must be a positive audit row id") }
+        for (field, value) in [("actor", actor), ("action", action), ("outcome", outcome)] {
+            guard let value else { continue }
+            if value.isEmpty || value.count > Self.maxLength || ControlCharacters.contains(in: value) {
+                return (field, "must be 1 to \(Self.maxLength) printable characters")
+            }
+        }
+        return nil
+    }
 }
 
 /// A login or token check: granted, or refused with a reason for the audit and the admin.
