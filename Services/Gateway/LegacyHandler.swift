@@ -16,10 +16,14 @@ struct LegacyHandler: Sendable {
     let settings: GatewaySettings
     let logger: Logger
 
-    func handle(_ request: LegacyRequest) async throws(ProtocolError) -> String {
+    /// `admitHistoryRead`: asked before a `messages` answer reads PostgreSQL
+    /// (a page older than the gateway holds); throws `rate_limited` to refuse.
+    func handle(
+        _ request: LegacyRequest, admitHistoryRead: () throws(ProtocolError) -> Void = {}
+    ) async throws(ProtocolError) -> String {
         switch request {
         case .chat(let command):
-            return try await handle(command)
+            return try await handle(command, admitHistoryRead: admitHistoryRead)
         case .lobbyPost(let user, let message):
             // The dialect has no session: the name is all a ban can hold on to.
             if sessions.bans.isBanned(nick: user) { throw .banned }
@@ -28,11 +32,15 @@ struct LegacyHandler: Sendable {
             return LegacyXML.success()
         case .lobbyMessages(let past):
             let room = try await lobby.room(backend)
-            return LegacyXML.lobbyMessages(try await messages.poll(room: room, past: past, limit: Limits.lobbyMessageLimit))
+            return LegacyXML.lobbyMessages(
+                try await messages.poll(
+                    room: room, past: past, limit: Limits.lobbyMessageLimit, beforeReadingThrough: admitHistoryRead))
         }
     }
 
-    private func handle(_ command: ChatCommand) async throws(ProtocolError) -> String {
+    private func handle(
+        _ command: ChatCommand, admitHistoryRead: () throws(ProtocolError) -> Void
+    ) async throws(ProtocolError) -> String {
         switch command {
         case .start(let nick):
             if sessions.bans.isBanned(nick: nick.value) { throw .banned }
@@ -87,7 +95,9 @@ struct LegacyHandler: Sendable {
 
         case .messages(let room, let past, let limit, let id):
             if let id { _ = try await live(id) }
-            return LegacyXML.messages(room: room, try await messages.poll(room: room, past: past, limit: limit))
+            return LegacyXML.messages(
+                room: room,
+                try await messages.poll(room: room, past: past, limit: limit, beforeReadingThrough: admitHistoryRead))
 
         case .participants(let room):
             let members = try await backend.send(ListMembers(room: room))

@@ -125,6 +125,8 @@ final class InMemoryRoomStore: RoomStore {
         state.withLock { state in
             state.rooms[room].map { room in
                 room.members.values
+                    .sorted { ($0.activeAtMs ?? 0) > ($1.activeAtMs ?? 0) }
+                    .prefix(Limits.maxMembersRead)
                     .sorted { a, b in
                         a.nick == b.nick ? a.session.value < b.session.value : a.nick.utf8.lexicographicallyPrecedes(b.nick.utf8)
                     }

@@ -68,6 +68,9 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 """
             ]),
         Migration(5, "the outbox of room events", PostgresEventOutbox.tableStatements),
+        Migration(
+            6, "a room's most recently active members first (participants read at most Limits.maxMembersRead)",
+            ["CREATE INDEX memberships_recent ON rooms.memberships (room_id, active_at DESC)"]),
     ]
 
     static let service = "rooms"
@@ -239,12 +242,15 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         }
     }
 
-    /// Participants ordered by the nickname's plain byte order; nil for no such room.
+    /// The room's most recently active members (at most `Limits.maxMembersRead`),
+    /// ordered by the nickname's plain byte order; nil for no such room.
     func members(_ room: RoomID) async throws -> [Member]? {
         guard try await find(room) != nil else { return nil }
         let rows = try await client.query(
             """
-            SELECT session_id, nick, nick_version, active_at FROM rooms.memberships WHERE room_id = \(room)
+            SELECT session_id, nick, nick_version, active_at FROM (
+                SELECT session_id, nick, nick_version, active_at FROM rooms.memberships WHERE room_id = \(room)
+                ORDER BY active_at DESC LIMIT \(Limits.maxMembersRead)) recent
             ORDER BY nick COLLATE "C", session_id
             """, logger: logger)
         var members: [Member] = []

@@ -95,6 +95,39 @@ final class RateLimiterTests: XCTestCase {
         }
     }
 
+    /// join, leave and nick each write PostgreSQL and publish an event every
+    /// gateway reads: one bucket per session for all three.
+    func testJoinsLeavesAndRenamesShareABucketPerSession() {
+        var settings = RateLimitSettings.defaults
+        settings.changesPerSession = .init(perSecond: 1, capacity: 3)
+        let (limits, clock) = limiter(settings)
+        XCTAssertNil(limits.admit(.chat(.join(session: a, room: 1)), address: "x"))
+        XCTAssertNil(limits.admit(.chat(.leave(session: a, room: 1)), address: "x"))
+        XCTAssertNil(limits.admit(.chat(.nick(session: a, nick: Nickname("Ann")!)), address: "x"))
+        XCTAssertNotNil(limits.admit(.chat(.join(session: a, room: 2)), address: "x"))
+        XCTAssertNil(limits.admit(.chat(.join(session: b, room: 2)), address: "x"), "another session has its own")
+        clock.advance(seconds: 1)
+        XCTAssertNil(limits.admit(.chat(.join(session: a, room: 2)), address: "x"))
+    }
+
+    /// Reads that reach PostgreSQL (pages older than the gateway holds) have a
+    /// bucket per client address; polls answered from memory take nothing.
+    func testHistoryReadsArePerAddress() {
+        var settings = RateLimitSettings.defaults
+        settings.historyPerAddress = .init(perSecond: 1, capacity: 2)
+        let (limits, clock) = limiter(settings)
+        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
+        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
+        let refusal = limits.admitHistoryRead(address: "10.0.0.1")
+        XCTAssertEqual(refusal?.retryAfterSeconds, 1)
+        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.2"))
+        clock.advance(seconds: 1)
+        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
+        settings.historyPerAddress = .init(perSecond: 0, capacity: 0)
+        limits.update(settings)
+        for _ in 0..<100 { XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"), "0 turns it off") }
+    }
+
     func testZeroTurnsALimitOff() {
         var settings = RateLimitSettings.defaults
         settings.postPerSession = .init(perSecond: 0, capacity: 10)

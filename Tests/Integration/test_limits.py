@@ -14,7 +14,7 @@ import pytest
 
 from admin_support import api, bootstrap_admin, login
 from conformance import free_port
-from geochat_support.db import count
+from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, http, start, trickled_answer, unique_topic
 from geochat_support.stack import read_instance_env
 from geochat_support.waiting import wait_until
@@ -117,6 +117,66 @@ def test_creates_per_session(stack, strict_gateway):
     retry = assert_limited(chat(g, cmd="create", sessionid=session, lon=0.2, lat=0.9, z=5, topic=topic))
     assert retry <= 10
     assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE topic = '{topic}'") == 0
+
+
+def test_joins_leaves_and_renames_per_session(stack, strict_gateway):
+    """Each writes PostgreSQL and publishes an event every gateway reads: a
+    session gets a burst of 20, then 1 a second (a refused one changes nothing)."""
+    g = strict_gateway
+    session = start(g)
+    rooms = [create(g, start(g), 0.61, 0.61 + i / 1000, 9, unique_topic())["id"] for i in range(3)]
+    statuses = []
+    for i in range(30):
+        kind = ("join", "leave", "nick")[i % 3]
+        fields = {"chatid": rooms[i % 3]} if kind != "nick" else {"nick": f"Renamer{i}"}
+        statuses.append(chat(g, cmd=kind, sessionid=session, **fields).status)
+    assert statuses[:20] == [200] * 20, statuses
+    assert 429 in statuses[20:], statuses
+    refused_nicks = [f"Renamer{i}" for i in range(20, 30) if i % 3 == 2 and statuses[i] == 429]
+    for nick in refused_nicks:
+        assert count(stack, f"SELECT count(*) FROM session.sessions WHERE id = '{session}' AND nick = '{nick}'") == 0
+    assert chat(g, cmd="join", sessionid=start(g), chatid=rooms[0]).status == 200, "another session has its own bucket"
+
+
+def test_history_reads_per_address(stack, strict_gateway):
+    """A page older than the gateway holds is read from PostgreSQL: 50 at once
+    from one address, then 5 a second; polls answered from memory stay free."""
+    g = strict_gateway
+    room = create(g, start(g), 0.62, 0.62, 9, unique_topic())["id"]
+    tag = uuid.uuid4().hex[:8]
+    sql(stack, f"""
+        INSERT INTO messaging.room_logs (room_id, last_id) VALUES ({room}, 600)
+        ON CONFLICT (room_id) DO UPDATE SET last_id = 600;
+        INSERT INTO messaging.messages (room_id, id, nick, text, idempotency_key)
+        SELECT {room}, k, 'old', 'old words ' || k, 'history-{tag}-' || k FROM generate_series(1, 600) k""")
+    assert chat(g, cmd="messages", chatid=room, past=590).status == 200  # loads the newest 200 into memory
+    answers = at_once([lambda: chat(g, cmd="messages", chatid=room, past=1, limit=200) for _ in range(80)])
+    statuses = [a.status for a in answers]
+    assert 50 <= statuses.count(200) < 80 and statuses.count(200) + statuses.count(429) == 80, statuses
+    assert_limited(next(a for a in answers if a.status == 429))
+    for _ in range(30):
+        assert chat(g, cmd="messages", chatid=room, past=599).status == 200, "polls of what the gateway holds are free"
+
+
+def test_participants_of_a_huge_room_are_bounded(stack):
+    """Joins are cheap to repeat with many sessions: a room with 5,000 members
+    is read as its 1,000 most recently active (Limits.maxMembersRead)."""
+    g = stack["gateways"][0]
+    owner = start(g)
+    room = create(g, owner, 0.63, 0.63, 9, unique_topic())["id"]
+    tag = uuid.uuid4().hex[:6]
+    sql(stack, f"""
+        INSERT INTO rooms.memberships (room_id, session_id, nick, active_at)
+        SELECT {room}, '{tag}' || lpad(k::text, 20, '0'), 'crowd' || k, now() - k * interval '1 ms'
+        FROM generate_series(1, 5000) k""")
+    began = time.monotonic()
+    answer = chat(g, cmd="participants", chatid=room, sessionid=owner)
+    took = time.monotonic() - began
+    assert answer.status == 200, answer
+    users = [u.firstChild.data for u in answer.dom().getElementsByTagName("user")]
+    assert len(users) == 1000, len(users)
+    assert "crowd1" in users and "crowd5000" not in users, "the most recently active are the ones read"
+    assert took < 5, took
 
 
 def test_starts_per_address(stack, strict_gateway):

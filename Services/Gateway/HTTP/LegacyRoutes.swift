@@ -56,11 +56,17 @@ struct LegacyRoutes: Sendable {
             let legacy = try parse(parameters)
             command = RequestMetrics.command(legacy)
             handler.signOfLife(parameters.sessionHint())
-            if let refusal = limiter.admit(legacy, address: context.clientAddress(request, settings.clientAddresses)) {
+            let address = { context.clientAddress(request, settings.clientAddresses) }
+            if let refusal = limiter.admit(legacy, address: address()) {
                 RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
                 return XMLResponse.rateLimited(refusal)
             }
-            let xml = try await handler.handle(legacy)
+            let xml = try await handler.handle(legacy) { [limiter] () throws(ProtocolError) in
+                if let refusal = limiter.admitHistoryRead(address: address()) {
+                    throw ProtocolError(
+                        .rateLimited, "too many reads of old messages; try again in \(refusal.retryAfterSeconds) s")
+                }
+            }
             RequestMetrics.record(command, since: started)
             return XMLResponse.ok(xml)
         } catch {

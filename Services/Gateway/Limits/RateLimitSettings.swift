@@ -16,6 +16,12 @@ struct RateLimitSettings: Sendable, Equatable {
     var createPerSession: TokenBucket.Rule
     var createPerAddress: TokenBucket.Rule
     var startPerAddress: TokenBucket.Rule
+    /// `join`, `leave` and `nick` of one session: each writes to PostgreSQL and
+    /// publishes an event every gateway reads.
+    var changesPerSession: TokenBucket.Rule
+    /// `messages` that must read PostgreSQL (a room not yet in this gateway's
+    /// memory, or a page older than it holds), per client address.
+    var historyPerAddress: TokenBucket.Rule
     /// New rooms one session may create per hour (a bucket of this size refilled over an hour).
     var roomsPerSessionPerHour: Int
 
@@ -25,17 +31,23 @@ struct RateLimitSettings: Sendable, Equatable {
         createPerSession: .init(perSecond: 0.1, capacity: 3),
         createPerAddress: .init(perSecond: 1, capacity: 20),
         startPerAddress: .init(perSecond: 1, capacity: 30),
+        changesPerSession: .init(perSecond: 1, capacity: 20),
+        historyPerAddress: .init(perSecond: 5, capacity: 50),
         roomsPerSessionPerHour: 20)
 
     init(
         postPerSession: TokenBucket.Rule, postPerAddress: TokenBucket.Rule, createPerSession: TokenBucket.Rule,
-        createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule, roomsPerSessionPerHour: Int
+        createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule,
+        changesPerSession: TokenBucket.Rule = defaults.changesPerSession,
+        historyPerAddress: TokenBucket.Rule = defaults.historyPerAddress, roomsPerSessionPerHour: Int
     ) {
         self.postPerSession = postPerSession
         self.postPerAddress = postPerAddress
         self.createPerSession = createPerSession
         self.createPerAddress = createPerAddress
         self.startPerAddress = startPerAddress
+        self.changesPerSession = changesPerSession
+        self.historyPerAddress = historyPerAddress
         self.roomsPerSessionPerHour = roomsPerSessionPerHour
     }
 
@@ -55,6 +67,8 @@ struct RateLimitSettings: Sendable, Equatable {
         createPerSession = try rule("create", d.createPerSession)
         createPerAddress = try rule("create.address", d.createPerAddress)
         startPerAddress = try rule("start.address", d.startPerAddress)
+        changesPerSession = try rule("change", d.changesPerSession)
+        historyPerAddress = try rule("history.address", d.historyPerAddress)
         roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
     }
 

@@ -2,12 +2,13 @@ import GeoChatDomain
 import GeoChatLegacyProtocol
 import Synchronization
 
-/// Token-bucket limits on the writes abusers repeat: posts, room creation and
-/// session starts, per session and per client address.
+/// Token-bucket limits on what abusers repeat: posts, room creation, session
+/// starts, joins, leaves and renames, per session and per client address; and
+/// the reads that reach PostgreSQL (`admitHistoryRead`), per client address.
 ///
 /// The buckets live in this gateway's memory: with N gateways a client that
 /// spreads its requests over all of them gets at most N times the rate. Reads
-/// (polls, region queries) are not limited here; they are answered from memory.
+/// answered from memory (polls, region queries) are not limited.
 final class RateLimiter: Sendable {
     /// Why a request was refused: come back after this long.
     struct Refusal: Error, Equatable {
@@ -18,6 +19,7 @@ final class RateLimiter: Sendable {
         case postBySession(String), postByAddress(String)
         case createBySession(String), createByAddress(String), roomsBySession(String)
         case startByAddress(String)
+        case changesBySession(String), historyByAddress(String)
     }
 
     private let settings: Mutex<RateLimitSettings>
@@ -49,10 +51,18 @@ final class RateLimiter: Sendable {
             ]
         case .chat(.start):
             scopes = [(.startByAddress(address()), s.startPerAddress)]
+        case .chat(.join(let session, _)), .chat(.leave(let session, _)), .chat(.nick(let session, _)):
+            scopes = [(.changesBySession(session.value), s.changesPerSession)]
         default:
             return nil
         }
         return take(scopes.filter { !$0.1.isOff })
+    }
+
+    /// A `messages` answer that has to read PostgreSQL: admitted, or when to come back.
+    func admitHistoryRead(address: String) -> Refusal? {
+        let rule = settings.withLock { $0.historyPerAddress }
+        return rule.isOff ? nil : take([(.historyByAddress(address), rule)])
     }
 
     /// Takes one token from every bucket, or none when any of them is short.
@@ -96,6 +106,8 @@ extension RateLimitSettings {
         case .createByAddress: createPerAddress
         case .roomsBySession: roomsPerSession
         case .startByAddress: startPerAddress
+        case .changesBySession: changesPerSession
+        case .historyByAddress: historyPerAddress
         }
     }
 }

@@ -54,7 +54,13 @@ final class MessageReadModel: Sendable {
         case wait(Task<ProtocolError?, Never>)
     }
 
-    func poll(room: RoomID, past: MessageID, limit: Int) async throws(ProtocolError) -> [ChatMessage] {
+    /// `beforeReadingThrough`: asked before a page older than this gateway
+    /// holds is read from the messaging service (PostgreSQL); it throws to
+    /// refuse (the per-address history limit).
+    func poll(
+        room: RoomID, past: MessageID, limit: Int,
+        beforeReadingThrough: () throws(ProtocolError) -> Void = {}
+    ) async throws(ProtocolError) -> [ChatMessage] {
         for _ in 0..<3 {
             let now = ContinuousClock.now
             let step = state.withLock { state -> Step in
@@ -75,7 +81,9 @@ final class MessageReadModel: Sendable {
             case .answer(let messages): return messages
             case .noSuchRoom: throw .noSuchChat
             case .unavailable: throw .unavailable
-            case .readThrough(let after, let limit): return try await source.history(room: room, after: after, limit: limit).messages
+            case .readThrough(let after, let limit):
+                try beforeReadingThrough()
+                return try await source.history(room: room, after: after, limit: limit).messages
             case .wait(let task): if let error = await task.value { throw error }
             }
         }

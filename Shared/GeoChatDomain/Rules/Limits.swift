@@ -24,6 +24,11 @@ public enum Limits {
     /// `chats`: most rooms returned (configurable per deployment; this is the default).
     public static let defaultRoomCap = 500
 
+    /// `participants` (and the admin API's members) consider a room's most
+    /// recently active members only, at most this many: a room whose
+    /// membership was grown by many sessions costs one bounded read.
+    public static let maxMembersRead = 1000
+
     /// A repeated `create` within this window returns the first room (contract 3).
     public static let createRetryWindowSeconds = 10
 
