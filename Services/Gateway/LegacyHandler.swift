@@ -16,14 +16,14 @@ struct LegacyHandler: Sendable {
     let settings: GatewaySettings
     let logger: Logger
 
-    /// `admitHistoryRead`: asked before a `messages` answer reads PostgreSQL
-    /// (a page older than the gateway holds); throws `rate_limited` to refuse.
+    /// `admitCostlyRead`: asked before a read that costs far more than a poll
+    /// (`RateLimiter.CostlyRead`); throws `rate_limited` to refuse it.
     func handle(
-        _ request: LegacyRequest, admitHistoryRead: () throws(ProtocolError) -> Void = {}
+        _ request: LegacyRequest, admitCostlyRead: (RateLimiter.CostlyRead) throws(ProtocolError) -> Void = { _ in }
     ) async throws(ProtocolError) -> String {
         switch request {
         case .chat(let command):
-            return try await handle(command, admitHistoryRead: admitHistoryRead)
+            return try await handle(command, admitCostlyRead: admitCostlyRead)
         case .lobbyPost(let user, let message):
             // The dialect has no session: the name is all a ban can hold on to.
             if sessions.bans.isBanned(nick: user) { throw .banned }
@@ -34,12 +34,13 @@ struct LegacyHandler: Sendable {
             let room = try await lobby.room(backend)
             return LegacyXML.lobbyMessages(
                 try await messages.poll(
-                    room: room, past: past, limit: Limits.lobbyMessageLimit, beforeReadingThrough: admitHistoryRead))
+                    room: room, past: past, limit: Limits.lobbyMessageLimit,
+                    beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) }))
         }
     }
 
     private func handle(
-        _ command: ChatCommand, admitHistoryRead: () throws(ProtocolError) -> Void
+        _ command: ChatCommand, admitCostlyRead: (RateLimiter.CostlyRead) throws(ProtocolError) -> Void
     ) async throws(ProtocolError) -> String {
         switch command {
         case .start(let nick):
@@ -50,6 +51,7 @@ struct LegacyHandler: Sendable {
             return LegacyXML.sessionID(info.id)
 
         case .chats(let query):
+            if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
             // From memory once the index is loaded; the rooms service answers before.
             if let found = rooms.rooms(in: query) { return LegacyXML.rooms(found) }
             return LegacyXML.rooms(try await backend.send(FindRooms(query)))
@@ -97,7 +99,9 @@ struct LegacyHandler: Sendable {
             if let id { _ = try await live(id) }
             return LegacyXML.messages(
                 room: room,
-                try await messages.poll(room: room, past: past, limit: limit, beforeReadingThrough: admitHistoryRead))
+                try await messages.poll(
+                    room: room, past: past, limit: limit,
+                    beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) }))
 
         case .participants(let room):
             let members = try await backend.send(ListMembers(room: room))

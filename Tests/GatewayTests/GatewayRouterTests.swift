@@ -46,6 +46,7 @@ import Testing
             "GEOCHAT_RATE_CREATE_PER_S": "0", "GEOCHAT_RATE_CREATE_ADDRESS_PER_S": "0",
             "GEOCHAT_RATE_START_ADDRESS_PER_S": "0", "GEOCHAT_RATE_ROOMS_PER_HOUR": "0", "GEOCHAT_PATH_PREFIX": "/geochat",
             "GEOCHAT_RATE_CHANGE_PER_S": "0", "GEOCHAT_RATE_HISTORY_ADDRESS_PER_S": "0",
+            "GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S": "0",
             // Generous: a unit test on a busy machine must not fail on time.
             "GEOCHAT_REQUEST_TIMEOUT_MS": "30000",
         ]

@@ -116,16 +116,26 @@ final class RateLimiterTests: XCTestCase {
         var settings = RateLimitSettings.defaults
         settings.historyPerAddress = .init(perSecond: 1, capacity: 2)
         let (limits, clock) = limiter(settings)
-        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
-        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
-        let refusal = limits.admitHistoryRead(address: "10.0.0.1")
+        XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.1"))
+        XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.1"))
+        let refusal = limits.admitCostlyRead(.history, address: "10.0.0.1")
         XCTAssertEqual(refusal?.retryAfterSeconds, 1)
-        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.2"))
+        XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.2"))
         clock.advance(seconds: 1)
-        XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"))
+        XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.1"))
         settings.historyPerAddress = .init(perSecond: 0, capacity: 0)
         limits.update(settings)
-        for _ in 0..<100 { XCTAssertNil(limits.admitHistoryRead(address: "10.0.0.1"), "0 turns it off") }
+        for _ in 0..<100 { XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.1"), "0 turns it off") }
+    }
+
+    func testWideRegionQueriesHaveTheirOwnBucketPerAddress() {
+        var settings = RateLimitSettings.defaults
+        settings.wideRegionPerAddress = .init(perSecond: 1, capacity: 1)
+        settings.historyPerAddress = .init(perSecond: 1, capacity: 1)
+        let (limits, _) = limiter(settings)
+        XCTAssertNil(limits.admitCostlyRead(.wideRegion, address: "x"))
+        XCTAssertNotNil(limits.admitCostlyRead(.wideRegion, address: "x"))
+        XCTAssertNil(limits.admitCostlyRead(.history, address: "x"), "history reads have their own bucket")
     }
 
     func testZeroTurnsALimitOff() {

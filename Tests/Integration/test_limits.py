@@ -1,9 +1,7 @@
 """Abuse limits on a gateway with the default limits (the test stack's own
 gateways run with limits raised for the load tests): 429 rate_limited with
 Retry-After, nothing done for a refused request; connection timeouts."""
-import os
 import socket
-import subprocess
 import time
 import urllib.parse
 import uuid
@@ -13,48 +11,19 @@ from http.client import HTTPConnection
 import pytest
 
 from admin_support import api, bootstrap_admin, login
-from conformance import free_port
+from gateway_support import extra_gateway
 from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, http, start, trickled_answer, unique_topic
-from geochat_support.stack import read_instance_env
 from geochat_support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
 def strict_gateway(stack):
     """A third gateway on the same cluster, with every rate setting at its default."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
-    env.update({key: value for key, value in read_instance_env(stack, "gateway-1").items()
-                if not key.startswith("GEOCHAT_RATE_") and key != "BINARY"})
-    port = free_port()
     # 127.0.0.2 stands for a load balancer in front of it (test_forwarded_clients_*).
-    env.update({"GEOCHAT_INSTANCE_ID": "gateway-limits-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
-                "GEOCHAT_TRUSTED_PROXIES": "127.0.0.2", "GEOCHAT_ADMIN_PORT": str(free_port()),
-                "GEOCHAT_HTTP_IDLE_TIMEOUT_S": "2", "GEOCHAT_HTTP_BODY_TIMEOUT_S": "2",
-                "LD_LIBRARY_PATH": os.path.join(stack["ROOT"], ".runtime", "lib")})
-    log = open(os.path.join(stack["STATE_DIR"], "logs", "gateway-limits.log"), "ab")
-    process = subprocess.Popen([os.path.join(stack["BIN_DIR"], "geochat-gateway")], env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: http(url + "/ready", timeout=2).status == 200 if _open(port) else False, timeout=60,
-                   interval=0.3, message="the strict gateway is ready")
+    with extra_gateway(stack, "limits", GEOCHAT_TRUSTED_PROXIES="127.0.0.2", GEOCHAT_HTTP_IDLE_TIMEOUT_S="2",
+                       GEOCHAT_HTTP_BODY_TIMEOUT_S="2") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-
-
-def _open(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def assert_limited(response):

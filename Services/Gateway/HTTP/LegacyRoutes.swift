@@ -61,10 +61,10 @@ struct LegacyRoutes: Sendable {
                 RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
                 return XMLResponse.rateLimited(refusal)
             }
-            let xml = try await handler.handle(legacy) { [limiter] () throws(ProtocolError) in
-                if let refusal = limiter.admitHistoryRead(address: address()) {
+            let xml = try await handler.handle(legacy) { [limiter] (read) throws(ProtocolError) in
+                if let refusal = limiter.admitCostlyRead(read, address: address()) {
                     throw ProtocolError(
-                        .rateLimited, "too many reads of old messages; try again in \(refusal.retryAfterSeconds) s")
+                        .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
                 }
             }
             RequestMetrics.record(command, since: started)

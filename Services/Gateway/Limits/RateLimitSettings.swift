@@ -22,6 +22,9 @@ struct RateLimitSettings: Sendable, Equatable {
     /// `messages` that must read PostgreSQL (a room not yet in this gateway's
     /// memory, or a page older than it holds), per client address.
     var historyPerAddress: TokenBucket.Rule
+    /// `chats` that look at more than `Limits.wideRegionCells` cells of the
+    /// gateway's index, per client address.
+    var wideRegionPerAddress: TokenBucket.Rule
     /// New rooms one session may create per hour (a bucket of this size refilled over an hour).
     var roomsPerSessionPerHour: Int
 
@@ -33,13 +36,15 @@ struct RateLimitSettings: Sendable, Equatable {
         startPerAddress: .init(perSecond: 1, capacity: 30),
         changesPerSession: .init(perSecond: 1, capacity: 20),
         historyPerAddress: .init(perSecond: 5, capacity: 50),
+        wideRegionPerAddress: .init(perSecond: 1, capacity: 10),
         roomsPerSessionPerHour: 20)
 
     init(
         postPerSession: TokenBucket.Rule, postPerAddress: TokenBucket.Rule, createPerSession: TokenBucket.Rule,
         createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule,
         changesPerSession: TokenBucket.Rule = defaults.changesPerSession,
-        historyPerAddress: TokenBucket.Rule = defaults.historyPerAddress, roomsPerSessionPerHour: Int
+        historyPerAddress: TokenBucket.Rule = defaults.historyPerAddress,
+        wideRegionPerAddress: TokenBucket.Rule = defaults.wideRegionPerAddress, roomsPerSessionPerHour: Int
     ) {
         self.postPerSession = postPerSession
         self.postPerAddress = postPerAddress
@@ -48,6 +53,7 @@ struct RateLimitSettings: Sendable, Equatable {
         self.startPerAddress = startPerAddress
         self.changesPerSession = changesPerSession
         self.historyPerAddress = historyPerAddress
+        self.wideRegionPerAddress = wideRegionPerAddress
         self.roomsPerSessionPerHour = roomsPerSessionPerHour
     }
 
@@ -69,6 +75,7 @@ struct RateLimitSettings: Sendable, Equatable {
         startPerAddress = try rule("start.address", d.startPerAddress)
         changesPerSession = try rule("change", d.changesPerSession)
         historyPerAddress = try rule("history.address", d.historyPerAddress)
+        wideRegionPerAddress = try rule("wide.region.address", d.wideRegionPerAddress)
         roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
     }
 

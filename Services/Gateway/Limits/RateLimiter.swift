@@ -4,7 +4,7 @@ import Synchronization
 
 /// Token-bucket limits on what abusers repeat: posts, room creation, session
 /// starts, joins, leaves and renames, per session and per client address; and
-/// the reads that reach PostgreSQL (`admitHistoryRead`), per client address.
+/// the reads that cost far more than a poll (`admitCostlyRead`), per client address.
 ///
 /// The buckets live in this gateway's memory: with N gateways a client that
 /// spreads its requests over all of them gets at most N times the rate. Reads
@@ -19,7 +19,16 @@ final class RateLimiter: Sendable {
         case postBySession(String), postByAddress(String)
         case createBySession(String), createByAddress(String), roomsBySession(String)
         case startByAddress(String)
-        case changesBySession(String), historyByAddress(String)
+        case changesBySession(String), historyByAddress(String), wideRegionByAddress(String)
+    }
+
+    /// Reads that cost far more than a poll, each with its bucket per address.
+    enum CostlyRead: Sendable {
+        /// `messages` that must read PostgreSQL (a page older than the gateway holds).
+        case history
+        /// `chats` whose box and zoom range make the index look at more than
+        /// `Limits.wideRegionCells` cells (the whole world at every zoom).
+        case wideRegion
     }
 
     private let settings: Mutex<RateLimitSettings>
@@ -59,10 +68,15 @@ final class RateLimiter: Sendable {
         return take(scopes.filter { !$0.1.isOff })
     }
 
-    /// A `messages` answer that has to read PostgreSQL: admitted, or when to come back.
-    func admitHistoryRead(address: String) -> Refusal? {
-        let rule = settings.withLock { $0.historyPerAddress }
-        return rule.isOff ? nil : take([(.historyByAddress(address), rule)])
+    /// A costly read: admitted, or when to come back.
+    func admitCostlyRead(_ read: CostlyRead, address: String) -> Refusal? {
+        let s = settings.withLock { $0 }
+        let (scope, rule): (Scope, TokenBucket.Rule) =
+            switch read {
+            case .history: (.historyByAddress(address), s.historyPerAddress)
+            case .wideRegion: (.wideRegionByAddress(address), s.wideRegionPerAddress)
+            }
+        return rule.isOff ? nil : take([(scope, rule)])
     }
 
     /// Takes one token from every bucket, or none when any of them is short.
@@ -108,6 +122,7 @@ extension RateLimitSettings {
         case .startByAddress: startPerAddress
         case .changesBySession: changesPerSession
         case .historyByAddress: historyPerAddress
+        case .wideRegionByAddress: wideRegionPerAddress
         }
     }
 }

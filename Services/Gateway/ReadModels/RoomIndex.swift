@@ -89,6 +89,21 @@ struct RoomIndex {
             .sorted { $0.id < $1.id }
     }
 
+    /// How many cells `rooms(in:)` looks at for this query: its cost, whatever
+    /// it answers (a phone's screen covers at most a few thousand; the whole
+    /// world at every zoom covers every non-empty cell there is).
+    func cellsLookedAt(by query: RegionQuery) -> Int {
+        var total = 0
+        for z in query.zooms.clamped(to: ZoomLevel.range) {
+            let level = levels[z]
+            guard !level.cells.isEmpty else { continue }
+            let width = level.cell(query.box.maxX) - level.cell(query.box.minX) + 1
+            let height = level.cell(query.box.maxY) - level.cell(query.box.minY) + 1
+            total += min(width * height, level.cells.count)
+        }
+        return total
+    }
+
     private func collectCells(of level: Level, in box: MercatorBox, into sources: inout CellMerge) {
         guard !level.cells.isEmpty else { return }
         let x0 = level.cell(box.minX), x1 = level.cell(box.maxX)

@@ -33,6 +33,11 @@ final class RoomMap: Sendable {
         state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
     }
 
+    /// The cells answering `query` would look at (0 before the index is loaded).
+    func cellsLookedAt(by query: RegionQuery) -> Int {
+        state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
+    }
+
     func created(_ room: RoomInfo, atMs: Int64) {
         state.withLock { state in
             guard !state.removedWhileLoading.contains(room.id) else { return }

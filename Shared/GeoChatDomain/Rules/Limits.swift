@@ -29,6 +29,11 @@ public enum Limits {
     /// membership was grown by many sessions costs one bounded read.
     public static let maxMembersRead = 1000
 
+    /// A `chats` query that makes the gateway's index look at more cells than
+    /// this is a wide one (a phone's screen asking its zoom ±3 looks at a few
+    /// hundred to about two thousand): limited per client address.
+    public static let wideRegionCells = 4096
+
     /// A repeated `create` within this window returns the first room (contract 3).
     public static let createRetryWindowSeconds = 10
 
