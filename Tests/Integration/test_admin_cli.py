@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from admin_support import admin_url, bootstrap_admin
+from admin_support import admin_url, api, bootstrap_admin
+from geochat_support.db import count
 from geochat_support.protocol import chat, create, say, start, unique_nick, unique_topic
 from geochat_support.waiting import wait_until
 
@@ -85,6 +86,26 @@ def test_ban_bans_unban_and_sessions(stack, cli):
     assert session in sessions and "yes" in sessions
     assert "ban lifted" in cli("unban", "--nick", nick).stdout
     assert cli("ban", "--nick", nick, "--session", session, check=False).returncode != 0
+
+
+def test_an_escape_sequence_in_a_login_name_is_shown_escaped(stack, cli):
+    """An attacker's login name carries terminal escapes (clear the screen, set
+    the title, a forged log line): the audit, the CLI's table and every log show
+    them escaped, never raw."""
+    attack = "root\x1b[2J\x1b]0;owned\x07\nlevel=info msg=forged"
+    answer = api(stack["gateways"][0], "POST", "login", {"name": attack, "password": "x" * 14})
+    assert answer.status == 401, answer
+    shown = cli("audit", "--actor", "(invalid name)", "--limit", "5").stdout
+    assert "\x1b" not in shown and "\x07" not in shown, repr(shown)
+    # Invalid names are audited once a minute (the first one shows its name): ours, or one held back by it.
+    ours = "root\\u{1B}[2J\\u{1B}]0;owned\\u{7}\\nlevel=info msg=forged"
+    recent = count(stack, "SELECT count(*) FROM session.audit_log WHERE actor = '(invalid name)' "
+                          "AND at > now() - interval '65 seconds'")
+    assert ours in shown or recent >= 1, shown
+    for log in ("session-1.log", "gateway-1.log"):
+        with open(os.path.join(stack["STATE_DIR"], "logs", log), "rb") as f:
+            data = f.read()
+        assert b"\x1b]0;owned" not in data and b"\x1b[2J" not in data, log
 
 
 def test_audit_and_logout(stack, cli):

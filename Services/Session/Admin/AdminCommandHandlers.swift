@@ -119,11 +119,16 @@ struct AdminCommandHandlers: Sendable {
         // a marker and the name escaped (`ControlCharacters`), so a name with
         // control characters cannot forge lines where it is shown.
         guard AdminName(rawName) != nil else {
+            // As unknown names below: one row a minute, the latest shown.
             let shown = ControlCharacters.escaped(AdminStore.clip(rawName, 64))
-            try await store.record(AuditEntry(
-                actor: Self.invalidName, action: "login", target: Self.invalidName, outcome: "denied",
-                detail: "name \(shown) is not a valid name", gateway: gateway))
-            logger.notice("admin login with an invalid name denied", metadata: ["name": "\(shown)"])
+            if let since = throttled.due(Self.invalidName, nowMs: WallClock.nowMs()) {
+                try await store.record(AuditEntry(
+                    actor: Self.invalidName, action: "login", target: Self.invalidName, outcome: "denied",
+                    detail: "name \(shown) is not a valid name"
+                        + (since > 0 ? "; and \(since) more logins of invalid names in the minute before" : ""),
+                    gateway: gateway))
+                logger.notice("admin login with an invalid name denied", metadata: ["name": "\(shown)", "held_back": "\(since)"])
+            }
             return .refused("wrong name or password")
         }
         let target = rawName
@@ -163,8 +168,21 @@ struct AdminCommandHandlers: Sendable {
             throw ProtocolError(.rateLimited, "too many logins are being checked; try again in a few seconds")
         }
         guard let name, stored != nil, matches, password.utf8.count <= AdminPassword.length.upperBound else {
-            try await audit("denied")
-            logger.notice("admin login denied", metadata: ["admin": "\(target)"])
+            guard stored == nil else {
+                try await audit("denied")
+                logger.notice("admin login denied", metadata: ["admin": "\(target)"])
+                return .refused("wrong name or password")
+            }
+            // A name no account has: a flood of made-up names would bury the
+            // audit log, so one row per minute and instance, with the latest
+            // name and how many were held back (no account is at risk).
+            if let since = throttled.due(Self.unknownName, nowMs: WallClock.nowMs()) {
+                try await store.record(AuditEntry(
+                    actor: Self.unknownName, action: "login", target: target, outcome: "denied",
+                    detail: since > 0 ? "and \(since) more logins of unknown names in the minute before" : "",
+                    gateway: gateway))
+                logger.notice("admin login of an unknown name denied", metadata: ["name": "\(target)", "held_back": "\(since)"])
+            }
             return .refused("wrong name or password")
         }
         let expires = try await store.issueToken(
@@ -176,5 +194,7 @@ struct AdminCommandHandlers: Sendable {
 
     /// The audit's actor and target for a login whose name is not a valid name.
     static let invalidName = "(invalid name)"
+    /// The audit's actor for logins of valid names no account has (one row a minute).
+    static let unknownName = "(unknown name)"
 
 }
