@@ -97,6 +97,9 @@ struct LegacyHandler: Sendable {
 
         case .messages(let room, let past, let limit, let id):
             if let id { _ = try await live(id) }
+            // A room the index does not hold (made-up ids, or one whose creation
+            // has not reached this gateway yet) costs a history read to answer.
+            if rooms.knows(room) == false { try admitCostlyRead(.history) }
             return LegacyXML.messages(
                 room: room,
                 try await messages.poll(

@@ -33,6 +33,11 @@ final class RoomMap: Sendable {
         state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
     }
 
+    /// Whether the index holds the room; nil before it is loaded.
+    func knows(_ room: RoomID) -> Bool? {
+        state.withLock { $0.loaded ? $0.index.room(room) != nil : nil }
+    }
+
     /// The cells answering `query` would look at (0 before the index is loaded).
     func cellsLookedAt(by query: RegionQuery) -> Int {
         state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
