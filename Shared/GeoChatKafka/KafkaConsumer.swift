@@ -55,11 +55,12 @@ public final class KafkaConsumer: Sendable {
         self.mode = mode
         self.logger = logger
         self.metricLabel = settings.metricLabel
-        let fetchWait: Int
+        var fetchWait: Int
         switch pace {
         case .interactive: fetchWait = settings.fetchWaitMaxMs
         case .background: fetchWait = settings.backgroundFetchWaitMaxMs
         }
+        if case .group = mode {} else if let groupLess = settings.groupLessFetchWaitMaxMs { fetchWait = groupLess }
         let properties: [String: String]
         switch mode {
         case .group(let group):

@@ -43,6 +43,11 @@ public struct KafkaSettings: Sendable {
     /// commands). A broker that answers an empty fetch only when its wait ends
     /// (Tansu) spends CPU on every fetch, so these ask ten times less often.
     public var backgroundFetchWaitMaxMs: Int
+    /// Consumers without a group (the gateways' feeds, reply topics, state
+    /// replays) on a broker that answers a waiting fetch as soon as a record
+    /// arrives: their partitions never move, so nothing but idle cost depends
+    /// on the wait. Nil: the pace's wait (the `tansu` profile).
+    public var groupLessFetchWaitMaxMs: Int?
     /// The producer waits this long to batch records.
     public var lingerMs: Int
     /// A record not acknowledged by then fails (the broker is away).

@@ -112,6 +112,9 @@ public struct ServiceEnvironment: Sendable {
             overrides: overrides)
         settings.profile = profile
         settings.topicsMode = topicsMode
+        if profile == .kafka {
+            settings.groupLessFetchWaitMaxMs = try configuration.int("kafka.groupless.fetch.wait.max.ms", default: 10_000)
+        }
         if configuration.string("kafka.min.insync.replicas") != nil {
             settings.minInsyncReplicas = try configuration.int("kafka.min.insync.replicas", default: 1)
         }

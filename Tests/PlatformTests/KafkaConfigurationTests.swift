@@ -64,9 +64,10 @@ import Testing
         let kafka = try settings([:])
         #expect(kafka.profile == .kafka && kafka.topicsMode == .create)
         #expect(kafka.fetchWaitMaxMs == 2000 && kafka.backgroundFetchWaitMaxMs == 5000, "long polls: Kafka answers when data arrives")
+        #expect(kafka.groupLessFetchWaitMaxMs == 10_000, "consumers without a group never see partitions move")
         let tansu = try settings(["GEOCHAT_KAFKA_PROFILE": "tansu", "GEOCHAT_KAFKA_TOPICS": "verify", "GEOCHAT_KAFKA_MIN_INSYNC_REPLICAS": "2"])
         #expect(tansu.profile == .tansu && tansu.topicsMode == .verify && tansu.minInsyncReplicas == 2)
-        #expect(tansu.fetchWaitMaxMs == 10 && tansu.backgroundFetchWaitMaxMs == 100)
+        #expect(tansu.fetchWaitMaxMs == 10 && tansu.backgroundFetchWaitMaxMs == 100 && tansu.groupLessFetchWaitMaxMs == nil)
         #expect(throws: ConfigurationError.self) { try self.settings(["GEOCHAT_KAFKA_PROFILE": "redpanda"]) }
         #expect(throws: ConfigurationError.self) { try self.settings(["GEOCHAT_KAFKA_TOPICS": "maybe"]) }
     }
