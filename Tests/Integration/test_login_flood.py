@@ -50,7 +50,7 @@ def flood_through(stack, a, b):
         statuses.append(api(gateway, "POST", "login", {"name": name, "password": secrets.token_urlsafe(16)}).status)
 
     def flood():
-        with ThreadPoolExecutor(8) as pool:
+        with ThreadPoolExecutor(4) as pool:
             list(pool.map(one_login, range(FLOOD)))
         done.set()
 

@@ -1,4 +1,7 @@
 import Foundation
+#if os(Linux)
+import Glibc
+#endif
 import GeoChatDomain
 import Synchronization
 
@@ -30,8 +33,22 @@ final class PasswordChecks: Sendable {
         try await acquire()
         defer { release() }
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: check(password, hash)) }
+            // A thread of its own at the lowest CPU priority: under a flood the
+            // machine's other work (this service's `start`s, the gateways, the
+            // broker) goes first, and the checks take what is left.
+            Thread.detachNewThread {
+                Self.lowerThisThreadsPriority()
+                continuation.resume(returning: check(password, hash))
+            }
         }
+    }
+
+    /// Nice 19 for the calling thread: on Linux the nice value is per thread,
+    /// and `who` 0 is the calling one. Elsewhere a no-op.
+    private static func lowerThisThreadsPriority() {
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        #endif
     }
 
     private func acquire() async throws {

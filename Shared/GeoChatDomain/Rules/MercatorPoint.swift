@@ -14,12 +14,9 @@ public struct MercatorPoint: Hashable, Sendable, Codable {
         value.isFinite && value >= 0 && value <= 1
     }
 
-    /// From degrees, for tools and tests.
+    /// From degrees (contract 2's formulas, `Coordinates`); nil outside the map.
     public init?(longitude: Double, latitude: Double) {
-        let lat = latitude * .pi / 180
-        let x = (longitude + 180) / 360
-        let y = (1 - _log(_tan(lat) + 1 / _cos(lat)) / .pi) / 2
-        self.init(x: x, y: y)
+        self.init(x: Coordinates.x(longitude: longitude), y: Coordinates.y(latitude: latitude))
     }
 }
 
@@ -36,15 +33,3 @@ public struct MercatorBox: Hashable, Sendable, Codable {
         p.x >= minX && p.x <= maxX && p.y >= minY && p.y <= maxY
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-@inline(__always) private func _log(_ v: Double) -> Double { Glibc.log(v) }
-@inline(__always) private func _tan(_ v: Double) -> Double { Glibc.tan(v) }
-@inline(__always) private func _cos(_ v: Double) -> Double { Glibc.cos(v) }
-#else
-import Darwin
-@inline(__always) private func _log(_ v: Double) -> Double { Darwin.log(v) }
-@inline(__always) private func _tan(_ v: Double) -> Double { Darwin.tan(v) }
-@inline(__always) private func _cos(_ v: Double) -> Double { Darwin.cos(v) }
-#endif
