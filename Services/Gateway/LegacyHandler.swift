@@ -97,14 +97,17 @@ struct LegacyHandler: Sendable {
 
         case .messages(let room, let past, let limit, let id):
             if let id { _ = try await live(id) }
-            // A room the index does not hold (made-up ids, or one whose creation
-            // has not reached this gateway yet) costs a history read to answer.
-            if rooms.knows(room) == false { try admitCostlyRead(.history) }
             return LegacyXML.messages(
                 room: room,
                 try await messages.poll(
                     room: room, past: past, limit: limit,
-                    beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) }))
+                    beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) },
+                    // Loading a room the index does not hold either (a made-up id,
+                    // or one whose creation has not reached this gateway yet) costs
+                    // a history read; the index is asked only then, never on a poll.
+                    beforeLoading: { () throws(ProtocolError) in
+                        if rooms.knows(room) == false { try admitCostlyRead(.history) }
+                    }))
 
         case .participants(let room):
             let members = try await backend.send(ListMembers(room: room))

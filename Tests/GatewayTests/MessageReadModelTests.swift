@@ -96,6 +96,24 @@ struct MessageReadModelTests {
         #expect(await calls.next() == Call(room: Self.room, after: nil, limit: 20))
     }
 
+    /// The per-address history limit is asked before a load, never for a poll
+    /// answered from memory; a refusal loads nothing.
+    @Test func onlyALoadAsksBeforeLoading() async throws {
+        let source = ScriptedHistory(prepared: [.success(Self.history(1...5))], holdUnprepared: false)
+        let model = MessageReadModel(backend: source, capacity: 20)
+        let asked = Mutex(0)
+        let refuse: () throws(ProtocolError) -> Void = { () throws(ProtocolError) in
+            asked.withLock { $0 += 1 }
+            throw ProtocolError(.rateLimited, "refused")
+        }
+        await #expect(throws: ProtocolError.self) { try await model.poll(room: Self.room, past: 0, limit: 3, beforeLoading: refuse) }
+        #expect(source.count == 0 && asked.withLock { $0 } == 1)
+        let admit: () throws(ProtocolError) -> Void = { () throws(ProtocolError) in asked.withLock { $0 += 1 } }
+        #expect(try await model.poll(room: Self.room, past: 0, limit: 3, beforeLoading: admit) == Self.messages(3...5))
+        #expect(try await model.poll(room: Self.room, past: 4, limit: 3, beforeLoading: refuse) == [Self.message(5)])
+        #expect(source.count == 1 && asked.withLock { $0 } == 2)
+    }
+
     @Test func anUnknownRoomAnswers404AndIsNotAskedAboutAgainAtOnce() async throws {
         let source = ScriptedHistory(prepared: [.failure(.noSuchChat)], holdUnprepared: false)
         let model = MessageReadModel(backend: source)

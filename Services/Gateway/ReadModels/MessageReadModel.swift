@@ -52,18 +52,24 @@ final class MessageReadModel: Sendable {
         case unavailable
         case readThrough(after: MessageID?, limit: Int)
         case wait(Task<ProtocolError?, Never>)
+        /// The room is not in memory: `beforeLoading` first, then poll again.
+        case admitLoad
     }
 
     /// `beforeReadingThrough`: asked before a page older than this gateway
-    /// holds is read from the messaging service (PostgreSQL); it throws to
-    /// refuse (the per-address history limit).
+    /// holds is read from the messaging service (PostgreSQL); `beforeLoading`:
+    /// asked before a room not in memory is loaded from it. Either throws to
+    /// refuse (the per-address history limit). A poll of a room in memory asks neither.
     func poll(
         room: RoomID, past: MessageID, limit: Int,
-        beforeReadingThrough: () throws(ProtocolError) -> Void = {}
+        beforeReadingThrough: () throws(ProtocolError) -> Void = {},
+        beforeLoading: () throws(ProtocolError) -> Void = {}
     ) async throws(ProtocolError) -> [ChatMessage] {
-        for _ in 0..<3 {
+        var loadAdmitted = false
+        for _ in 0..<4 {
             let now = ContinuousClock.now
             let step = state.withLock { state -> Step in
+                if !loadAdmitted && state.timelines.wouldLoad(room, now: now) { return .admitLoad }
                 switch state.timelines.poll(room: room, past: past, limit: limit, now: now) {
                 case .answer(let messages): return .answer(messages)
                 case .noSuchRoom: return .noSuchRoom
@@ -85,6 +91,9 @@ final class MessageReadModel: Sendable {
                 try beforeReadingThrough()
                 return try await source.history(room: room, after: after, limit: limit).messages
             case .wait(let task): if let error = await task.value { throw error }
+            case .admitLoad:
+                try beforeLoading()
+                loadAdmitted = true
             }
         }
         throw .unavailable

@@ -113,6 +113,15 @@ struct RoomTimelines: Sendable {
         }
     }
 
+    /// Whether a poll of the room now would start loading it (changes nothing).
+    func wouldLoad(_ room: RoomID, now: ContinuousClock.Instant) -> Bool {
+        switch rooms[room] {
+        case .loaded?, .loading?: false
+        case .absent(let until)?, .removed(let until)?: now >= until
+        case nil: true
+        }
+    }
+
     private mutating func startLoad(_ room: RoomID) -> PollAction {
         loadsStarted += 1
         let load = Load(room: room, number: loadsStarted)
