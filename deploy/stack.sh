@@ -92,7 +92,11 @@ write_instance_env() { # NAME INSTANCE
     echo "GEOCHAT_PG_SSLROOTCERT=$(pg_ca_file "$STATE/pg")"
     echo "GEOCHAT_HTTP_HOST=127.0.0.1"
     echo "GEOCHAT_HTTP_PORT=$(port_of "$2")"
-    if [ "$1" = gateway ]; then echo "GEOCHAT_ADMIN_HOST=127.0.0.1"; echo "GEOCHAT_ADMIN_PORT=$(port_of "$2-admin")"; fi
+    if [ "$1" = gateway ]; then
+      echo "GEOCHAT_ADMIN_HOST=127.0.0.1"; echo "GEOCHAT_ADMIN_PORT=$(port_of "$2-admin")"
+      # The web map's files (web/), and Debian's Leaflet beside them (libjs-leaflet).
+      echo "GEOCHAT_WEB_DIR=$ROOT/web"
+    fi
     # Admin passwords cross Kafka sealed with this key (docs/security.md, "Secrets and the bus").
     case "$1" in gateway|session) echo "GEOCHAT_LOGIN_SEAL_KEY_FILE=$(login_seal_key)" ;; esac
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
@@ -178,6 +182,7 @@ up() {
   echo
   echo "GeoChat is up. Gateways: $(urls_of gateway)"
   echo "Operators' listeners (admin API, /status, /metrics; loopback only): $(admin_urls)"
+  echo "Web map: $gw/   JSON API: $gw/api/v1/openapi.json"
   echo "Try: curl '$gw/chat.php?v=5&cmd=start&nick=Lydia'"
   echo "State, logs and ports: $STATE   (stop: deploy/stack.sh down${STATE:+ --state-dir $STATE})"
 }

@@ -11,6 +11,13 @@ enum Format {
     /// nick, topic or audited login name cannot act on the operator's terminal.
     static func safe(_ text: String) -> String { ControlCharacters.escaped(text) }
 
+    /// One value as compact JSON (keys sorted), for machine-readable output.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     static func table(_ header: [String], _ rows: [[String]]) {
         guard !rows.isEmpty else {
             print("(none)")

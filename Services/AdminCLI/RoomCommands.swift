@@ -3,8 +3,8 @@ import GeoChatDomain
 
 struct Rooms: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List or search rooms (last visit, members, messages), show one, or remove one now.",
-        subcommands: [List.self, Show.self, Remove.self], defaultSubcommand: List.self)
+        abstract: "List or search rooms (last visit, members, messages), show one, export its transcript, or remove one now.",
+        subcommands: [List.self, Show.self, Export.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rooms, most recently visited first.")
@@ -39,6 +39,39 @@ struct Rooms: AsyncParsableCommand {
             print("  members      \(room.members)")
             print("  messages     \(room.messages.map(String.init) ?? "?")")
             print("  present      \(Format.safe((room.participants ?? []).joined(separator: ", ")))")
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a room's transcript, from its first message, to standard output: text (one line a message) or JSON.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The room id.") var room: Int64
+        @Option(help: "text or json.") var format: TranscriptFormat = .text
+        @Option(help: "Start after this message id (0: from the first).") var after: Int64 = 0
+
+        enum TranscriptFormat: String, ExpressibleByArgument { case text, json }
+
+        func run() async throws {
+            let client = try connection.client()
+            var after = after
+            var written = 0
+            if format == .json { print("{\"room\":\(room),\"messages\":[", terminator: "") }
+            // Page by page, so a room of any size is written in bounded memory.
+            while true {
+                let page = try await client.get(
+                    "rooms/\(room)/transcript?after=\(after)&limit=\(Limits.maxMessageLimit)", as: AdminAPI.TranscriptResponse.self)
+                for message in page.messages {
+                    switch format {
+                    case .text: print(Transcript.line(message), terminator: "")
+                    case .json: print((written == 0 ? "" : ",") + (try Format.json(message)), terminator: "")
+                    }
+                    written += 1
+                }
+                guard let next = page.next else { break }
+                after = next
+            }
+            if format == .json { print("]}") }
         }
     }
 

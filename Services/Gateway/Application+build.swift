@@ -17,6 +17,12 @@ struct Gateway: Sendable {
     let rooms: RoomMap
     let presence: PresenceTracker
     let limiter: RateLimiter
+    /// What both protocols do, in one place.
+    let actions: ChatActions
+    /// Push subscribers' participant lists.
+    let participants: ParticipantLists
+    /// Push: rooms' news as Server-Sent Events.
+    let events: RoomEventStream
     /// Seals admin passwords for the session service (`LoginSeal`).
     let loginSeal: LoginSeal
     let logger: Logger
@@ -36,18 +42,26 @@ struct Gateway: Sendable {
         self.presence = PresenceTracker(gateway: instance, timeoutMs: { settings.presenceTimeoutMs })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger
+        self.actions = ChatActions(
+            backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
+            lobby: LobbyLocator(), settings: settings, logger: logger)
+        self.participants = ParticipantLists()
+        self.events = RoomEventStream(
+            actions: actions, participants: participants, settings: settings.push, limiter: limiter, logger: logger)
     }
 
-    /// The public listener: the phones' protocol, and the load balancer's
-    /// `/health` and `/ready`. Nothing else (docs/security.md, "What listens where").
+    /// The public listener: the phones' protocol, the JSON API and push, the
+    /// web map, and the load balancer's `/health` and `/ready`. Nothing else
+    /// (docs/security.md, "What listens where").
     func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         health.registerProbes(on: router)
-        let handler = LegacyHandler(
-            backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
-            lobby: LobbyLocator(),
-            settings: settings, logger: logger)
-        LegacyRoutes(handler: handler, settings: settings, limiter: limiter, logger: logger).register(on: router)
+        LegacyRoutes(handler: LegacyHandler(actions: actions), settings: settings, limiter: limiter, logger: logger)
+            .register(on: router)
+        APIRoutes(actions: actions, events: events, settings: settings, limiter: limiter, logger: logger)
+            .register(on: router)
+        WebMapRoutes(webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, logger: logger)
+            .register(on: router)
         return router
     }
 
@@ -98,11 +112,14 @@ struct Gateway: Sendable {
             }
             // A message whose event never came is found by its owner's head (issue 13).
             group.addTask { await messages.checkHeads() }
+            // Long polls and push subscribers whose wait ran out.
+            group.addTask { await messages.signals.expireDeadlines() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(30))
                     messages.evictIdle()
                     limiter.prune()
+                    participants.prune()
                     sessions.prune(nowMs: WallClock.nowMs())
                     presence.prune(olderThanMs: WallClock.nowMs() - 2 * settings.presenceTimeoutMs - 60_000)
                 }

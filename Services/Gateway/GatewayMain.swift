@@ -23,7 +23,8 @@ struct GatewayMain {
 
         let feed = EventFeed(
             consumer: try host.consumer(EventFeed.topics, .tail, pace: .interactive), messages: gateway.messages,
-            rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence, logger: host.logger)
+            rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence,
+            participants: gateway.participants, logger: host.logger)
         host.runs("event feed") { await feed.run() }
         // The feed's positions are fixed before components run: the load cannot miss an event.
         host.runs("room index") { [logger = host.logger] in
@@ -39,7 +40,7 @@ struct GatewayMain {
         host.runs("maintenance") { await gateway.maintain() }
         host.reports {
             ["sessions": "\(gateway.sessions.count)", "rooms": "\(gateway.messages.roomCount)",
-             "rooms_indexed": "\(gateway.rooms.count)"]
+             "rooms_indexed": "\(gateway.rooms.count)", "push_subscribers": "\(gateway.events.subscribers)"]
         }
         host.serves { [environment = host.environment] health in
             [

@@ -28,6 +28,13 @@ struct GatewaySettings: Sendable {
     var bodyTimeout: Duration
     /// Id ranges the room index loads side by side at start.
     var indexLoadRanges: Int
+    /// Push subscribers and long polls (docs/api.md, "Push").
+    var push: PushSettings
+    /// The web map's files (`web/` of the repository), served at `/` and `/map/`;
+    /// empty: no web map.
+    var webDirectory: String
+    /// Debian's `libjs-leaflet`, served at `/map/leaflet/`.
+    var leafletDirectory: String
 
     /// A participant is listed while it showed a sign of life within this time.
     var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
@@ -52,5 +59,30 @@ struct GatewaySettings: Sendable {
         idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
         bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
         indexLoadRanges = min(max(try configuration.int("index.load.ranges", default: 4), 1), 64)
+        push = try PushSettings(configuration)
+        webDirectory = configuration.string("web.dir", default: "")
+        leafletDirectory = configuration.string("leaflet.dir", default: "/usr/share/javascript/leaflet")
+    }
+}
+
+/// Limits on what waiting clients hold: push subscribers and long polls.
+struct PushSettings: Sendable {
+    /// Push connections and waiting long polls per gateway, together. A push
+    /// subscriber over it is refused (`503`); a long poll over it is answered at once.
+    var maxSubscribers: Int
+    /// A comment line every this often keeps proxies from closing an idle
+    /// stream and finds clients that vanished (0: none).
+    var keepAlive: Duration
+    /// A write to a subscriber that takes longer than this (its connection
+    /// is stalled) ends the stream; the client resumes by its last id.
+    var writeTimeout: Duration
+    /// Messages one push write carries at most (what one subscriber holds at once).
+    var batch: Int
+
+    init(_ configuration: Configuration) throws {
+        maxSubscribers = max(try configuration.int("push.max.subscribers", default: 100_000), 0)
+        keepAlive = .seconds(max(try configuration.int("push.keepalive.s", default: 30), 0))
+        writeTimeout = .seconds(max(try configuration.int("push.write.timeout.s", default: 10), 1))
+        batch = min(max(try configuration.int("push.batch", default: 50), 1), Limits.maxMessageLimit)
     }
 }

@@ -26,6 +26,16 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.RoomResponse(room: room))
     }
 
+    /// A page of the room's transcript from the messaging service (`after` 0: from the first message).
+    func transcript(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let id = try roomID(call)
+        let after = Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max))
+        let limit = try AdminJSON.int(call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
+        let page = try await backend.send(ReadHistory(room: id, after: after, limit: limit)).messages
+        return AdminJSON.response(
+            AdminAPI.TranscriptResponse(room: id, messages: page, next: page.count == limit ? page.last?.id : nil))
+    }
+
     func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
         do {

@@ -16,6 +16,7 @@ struct AdminRoutes: Sendable {
         admin.get("rooms", use: authenticated(endpoints.rooms))
         admin.get("rooms/:room", use: authenticated(endpoints.room))
         admin.delete("rooms/:room", use: authenticated(endpoints.removeRoom))
+        admin.get("rooms/:room/transcript", use: authenticated(endpoints.transcript))
 
         admin.post("expiry/runs", use: authenticated(endpoints.startExpiryRun))
         admin.get("expiry/runs", use: authenticated(endpoints.expiryRuns))

@@ -86,22 +86,8 @@ struct LegacyRoutes: Sendable {
         {
             return []
         }
-        let request = request
-        do {
-            // A client that trickles its body is cut off (slowloris on the body); the
-            // read is over before the answer goes out (the server drains the rest).
-            let buffer = try await withDeadline(settings.bodyTimeout) {
-                var request = request
-                return try await request.collectBody(upTo: Limits.maxBodyBytes)
-            }
-            return Array(buffer.readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw ProtocolError(.tooLarge, "the request body is over \(Limits.maxBodyBytes) bytes")
-        } catch is DeadlineExceeded {
-            throw ProtocolError(.badParam, "the request body did not arrive in time")
-        } catch {
-            throw ProtocolError(.badParam, "the request body could not be read")
-        }
+        // The read is over before the answer goes out (the server drains the rest).
+        return try await RequestBody.collect(request, timeout: settings.bodyTimeout)
     }
 }
 

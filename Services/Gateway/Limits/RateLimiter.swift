@@ -43,27 +43,53 @@ final class RateLimiter: Sendable {
     /// New numbers (e.g. from live settings); buckets keep their tokens.
     func update(_ new: RateLimitSettings) { settings.withLock { $0 = new } }
 
+    /// The limited things a client does, whichever protocol it speaks.
+    enum Action: Sendable, Equatable {
+        /// A post: by a session, or to the lobby (no session).
+        case say(session: SessionID?)
+        case create(session: SessionID)
+        case start
+        /// A join, leave or rename.
+        case change(session: SessionID)
+
+        /// The action a legacy request is, if it is a limited one.
+        init?(_ request: LegacyRequest) {
+            switch request {
+            case .chat(.say(let session, _, _)): self = .say(session: session)
+            case .lobbyPost: self = .say(session: nil)
+            case .chat(.create(let session, _, _, _)): self = .create(session: session)
+            case .chat(.start): self = .start
+            case .chat(.join(let session, _)), .chat(.leave(let session, _)), .chat(.nick(let session, _)):
+                self = .change(session: session)
+            default: return nil
+            }
+        }
+    }
+
     /// Admits the request (taking its tokens) or says when to come back. The
     /// address is worked out only for the requests limited by address (not a poll).
     func admit(_ request: LegacyRequest, address: @autoclosure () -> String) -> Refusal? {
+        guard let action = Action(request) else { return nil }
+        return admit(action, address: address())
+    }
+
+    func admit(_ action: Action, address: @autoclosure () -> String) -> Refusal? {
         let s = settings.withLock { $0 }
         let scopes: [(Scope, TokenBucket.Rule)]
-        switch request {
-        case .chat(.say(let session, _, _)):
+        switch action {
+        case .say(let session?):
             scopes = [(.postBySession(session.value), s.postPerSession), (.postByAddress(address()), s.postPerAddress)]
-        case .lobbyPost:
+        case .say(nil):
             scopes = [(.postByAddress(address()), s.postPerAddress)]
-        case .chat(.create(let session, _, _, _)):
+        case .create(let session):
             scopes = [
                 (.createBySession(session.value), s.createPerSession), (.createByAddress(address()), s.createPerAddress),
                 (.roomsBySession(session.value), s.roomsPerSession),
             ]
-        case .chat(.start):
+        case .start:
             scopes = [(.startByAddress(address()), s.startPerAddress)]
-        case .chat(.join(let session, _)), .chat(.leave(let session, _)), .chat(.nick(let session, _)):
+        case .change(let session):
             scopes = [(.changesBySession(session.value), s.changesPerSession)]
-        default:
-            return nil
         }
         return take(scopes.filter { !$0.1.isOff })
     }

@@ -14,6 +14,8 @@ struct EventFeed: Sendable {
     let rooms: RoomMap
     let sessions: SessionDirectory
     let presence: PresenceTracker
+    /// Push subscribers' participant lists, read again after a membership changes.
+    let participants: ParticipantLists
     let logger: Logger
 
     func run() async {
@@ -30,13 +32,16 @@ struct EventFeed: Sendable {
                     rooms.created(room, atMs: WallClock.nowMs())
                 case .joined(let room, _, _)?:
                     rooms.visited(room, atMs: WallClock.nowMs())
+                    membersChanged(room)
+                case .left(let room, _)?:
+                    membersChanged(room)
                 case .removed(let room, _)?:
                     messages.remove([room])
                     rooms.removed([room])
                 case .removedRooms(let removed, _)?:
                     messages.remove(removed)
                     rooms.removed(removed)
-                case .left?, nil:
+                case nil:
                     break
                 }
             case Topics.sessionEvents:
@@ -51,5 +56,10 @@ struct EventFeed: Sendable {
                 break
             }
         }
+    }
+
+    private func membersChanged(_ room: RoomID) {
+        participants.invalidate(room)
+        messages.signals.ring(room, .members)
     }
 }

@@ -29,6 +29,8 @@ final class MessageReadModel: Sendable {
 
     private let state: Mutex<State>
     private let source: any MessageHistorySource
+    /// Told of every room whose timeline may have grown (long polls and push wait on it).
+    let signals: RoomSignals
 
     private static let gaps = LabeledFamily(counter: MetricNames.timelineGaps, label: "cause")
     private static let fetches = Counter(label: MetricNames.timelineBackfillFetches)
@@ -39,9 +41,10 @@ final class MessageReadModel: Sendable {
 
     init(
         backend: some MessageHistorySource, capacity: Int = Limits.maxMessageLimit,
-        idleEviction: Duration = .seconds(600), removedMemory: Duration = .seconds(600)
+        idleEviction: Duration = .seconds(600), removedMemory: Duration = .seconds(600), signals: RoomSignals = RoomSignals()
     ) {
         source = backend
+        self.signals = signals
         state = Mutex(
             State(timelines: RoomTimelines(capacity: capacity, idleEviction: idleEviction, removedMemory: removedMemory)))
     }
@@ -133,12 +136,14 @@ final class MessageReadModel: Sendable {
     func apply(_ message: ChatMessage) {
         let arrival = mutate { $0.timelines.messageArrived(message) }
         if case .fillGap(let room) = arrival { startGapFill(room) }
+        signals.ring(message.room, .messages)
     }
 
     /// The rooms were removed: answer 404 from now on.
     func remove(_ rooms: [RoomID]) {
         let now = ContinuousClock.now
         state.withLock { $0.timelines.remove(rooms, now: now) }
+        for room in rooms { signals.ring(room, .messages) }
     }
 
     /// Fills a room's gap from the messaging service until it is closed or the
@@ -153,6 +158,7 @@ final class MessageReadModel: Sendable {
                         state.timelines.gapFetched(history.messages, room: room)
                         return state.timelines.gapFetchDelay(room)
                     }
+                    signals.ring(room, .messages)
                 } catch where error.code == .noSuchChat {
                     remove([room])  // removed meanwhile: 404 from now on, and the fill ends
                     continue

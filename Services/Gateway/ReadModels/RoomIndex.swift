@@ -105,6 +105,12 @@ struct RoomIndex {
     }
 
     private func collectCells(of level: Level, in box: MercatorBox, into sources: inout CellMerge) {
+        forEachCell(of: level, in: box) { cell, whole in sources.add(cell, whole: whole) }
+    }
+
+    /// Every non-empty cell of the level that the box touches, and whether it
+    /// lies wholly inside the box.
+    private func forEachCell(of level: Level, in box: MercatorBox, _ body: ([Ranked], Bool) -> Void) {
         guard !level.cells.isEmpty else { return }
         let x0 = level.cell(box.minX), x1 = level.cell(box.maxX)
         let y0 = level.cell(box.minY), y1 = level.cell(box.maxY)
@@ -118,15 +124,47 @@ struct RoomIndex {
         if covered <= level.cells.count {
             for cx in x0...x1 {
                 for cy in y0...y1 {
-                    if let cell = level.cells[Level.key(cx, cy)] { sources.add(cell, whole: isInside(cx, cy)) }
+                    if let cell = level.cells[Level.key(cx, cy)] { body(cell, isInside(cx, cy)) }
                 }
             }
         } else {
             for (key, cell) in level.cells {
                 let cx = Int(key >> 32), cy = Int(key & 0xFFFF_FFFF)
-                if (x0...x1).contains(cx) && (y0...y1).contains(cy) { sources.add(cell, whole: isInside(cx, cy)) }
+                if (x0...x1).contains(cx) && (y0...y1).contains(cy) { body(cell, isInside(cx, cy)) }
             }
         }
+    }
+
+    /// The rooms nearest the query's point that it admits, nearest first (ties:
+    /// the lower id); at most `limit`. Looks at the cells of the boxes around
+    /// the radius only (`NearbyQuery.boxes`), and keeps the best `limit` as it goes.
+    func nearest(_ query: NearbyQuery) -> [NearbyRoom] {
+        var best = NearestRooms(limit: query.limit)
+        for box in query.boxes {
+            for z in query.zooms.clamped(to: ZoomLevel.range) {
+                forEachCell(of: levels[z], in: box) { cell, whole in
+                    for item in cell {
+                        if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
+                            continue
+                        }
+                        let place = GeoPoint(MercatorPoint(x: item.x, y: item.y)!)
+                        let distance = Geodesy.distance(query.center, place)
+                        guard distance <= query.radiusMetres, best.wouldKeep(distance, item.id) else { continue }
+                        let bearing = Geodesy.bearing(from: query.center, to: place)
+                        guard query.admits(place, distance: distance, bearing: bearing) else { continue }
+                        best.offer(distance: distance, bearing: bearing, id: item.id)
+                    }
+                }
+            }
+        }
+        return best.ranked.compactMap { found in
+            entries[found.id].map { NearbyRoom(room: $0.room, distanceMetres: found.distance, bearingDegrees: found.bearing) }
+        }
+    }
+
+    /// The cells a nearby query looks at (its cost, like `cellsLookedAt(by:)`).
+    func cellsLookedAt(by query: NearbyQuery) -> Int {
+        query.boxes.reduce(0) { $0 + cellsLookedAt(by: RegionQuery(box: $1, zooms: query.zooms, cap: query.limit)) }
     }
 
     private func ranked(_ room: RoomInfo, _ visitedAtMs: Int64) -> Ranked {
@@ -167,6 +205,36 @@ extension Array where Element == RoomIndex.Ranked {
     fileprivate mutating func removeInOrder(_ item: Element) {
         let at = insertionPoint(item)
         if at < count && self[at].id == item.id { remove(at: at) }
+    }
+}
+
+/// The best `limit` rooms of a nearby query so far, nearest first: a sorted
+/// array, which at most 100 entries keeps cheaper than a heap.
+private struct NearestRooms {
+    struct Found {
+        var distance: Double
+        var bearing: Double
+        var id: RoomID
+    }
+
+    let limit: Int
+    private(set) var ranked: [Found] = []
+
+    init(limit: Int) {
+        self.limit = limit
+        ranked.reserveCapacity(limit + 1)
+    }
+
+    func wouldKeep(_ distance: Double, _ id: RoomID) -> Bool {
+        guard ranked.count == limit, let worst = ranked.last else { return true }
+        return (distance, id) < (worst.distance, worst.id)
+    }
+
+    mutating func offer(distance: Double, bearing: Double, id: RoomID) {
+        guard wouldKeep(distance, id) else { return }
+        let at = ranked.firstIndex { (distance, id) < ($0.distance, $0.id) } ?? ranked.count
+        ranked.insert(Found(distance: distance, bearing: bearing, id: id), at: at)
+        if ranked.count > limit { ranked.removeLast() }
     }
 }
 

@@ -33,6 +33,21 @@ final class RoomMap: Sendable {
         state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
     }
 
+    /// The rooms nearest a point (`RoomIndex.nearest`); nil until loaded.
+    func nearest(_ query: NearbyQuery) -> [NearbyRoom]? {
+        state.withLock { $0.loaded ? $0.index.nearest(query) : nil }
+    }
+
+    /// The cells a nearby query would look at (0 before the index is loaded).
+    func cellsLookedAt(by query: NearbyQuery) -> Int {
+        state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
+    }
+
+    /// A live room as the index holds it; nil when it does not (or is not loaded).
+    func room(_ id: RoomID) -> RoomInfo? {
+        state.withLock { $0.index.room(id) }
+    }
+
     /// Whether the index holds the room; nil before it is loaded.
     func knows(_ room: RoomID) -> Bool? {
         state.withLock { $0.loaded ? $0.index.room(room) != nil : nil }

@@ -21,6 +21,19 @@ public enum AdminAPI {
         public init(room: AdminRoom) { self.room = room }
     }
 
+    /// A page of a room's transcript, oldest first; `next` is the `after` of
+    /// the following page (nil on the last).
+    public struct TranscriptResponse: Codable, Sendable {
+        public var room: RoomID
+        public var messages: [ChatMessage]
+        public var next: MessageID?
+        public init(room: RoomID, messages: [ChatMessage], next: MessageID?) {
+            self.room = room
+            self.messages = messages
+            self.next = next
+        }
+    }
+
     public struct RemovedResponse: Codable, Sendable {
         public var removed: RoomID
         public init(removed: RoomID) { self.removed = removed }

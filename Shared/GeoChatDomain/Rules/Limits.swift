@@ -19,6 +19,8 @@ public enum Limits {
     /// `messages`: default and ceiling of `limit`; a larger limit is cut, not refused.
     public static let defaultMessageLimit = 50
     public static let maxMessageLimit = 200
+    /// `messages` (both APIs) may wait this many seconds for a new message (a long poll).
+    public static let maxWaitSeconds = 0...25
     /// `/messages.php` answers at most this many.
     public static let lobbyMessageLimit = 50
     /// `chats`: most rooms returned (configurable per deployment; this is the default).

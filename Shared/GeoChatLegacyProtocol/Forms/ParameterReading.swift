@@ -50,6 +50,15 @@ extension FormParameters {
         return min(limit, Limits.maxMessageLimit)
     }
 
+    /// `wait`: seconds a `messages` poll may wait for news, 0 (the default) to 25.
+    public func wait() throws(ProtocolError) -> Int {
+        guard let raw = try text("wait") else { return 0 }
+        guard let seconds = Int(raw), Limits.maxWaitSeconds.contains(seconds) else {
+            throw .bad("wait", "must be a whole number of seconds from 0 to \(Limits.maxWaitSeconds.upperBound)")
+        }
+        return seconds
+    }
+
     public func zoom(_ name: String) throws(ProtocolError) -> ZoomLevel {
         let raw = try required([name])
         guard let value = Int(raw), let zoom = ZoomLevel(value) else {

@@ -17,7 +17,9 @@ public enum ChatCommand: Sendable, Equatable {
     case join(session: SessionID, room: RoomID)
     case leave(session: SessionID, room: RoomID)
     case say(session: SessionID, room: RoomID, text: String)
-    case messages(room: RoomID, past: MessageID, limit: Int, session: SessionID?)
+    /// `waitSeconds` (0…25, an extension the phones never send): an answer
+    /// that would be empty waits up to that long for the room's next message.
+    case messages(room: RoomID, past: MessageID, limit: Int, session: SessionID?, waitSeconds: Int = 0)
     case participants(room: RoomID)
     case nick(session: SessionID, nick: Nickname)
     case end(session: SessionID)
@@ -60,7 +62,7 @@ extension ChatCommand {
             let past = try p.past()
             let limit = try p.limit()
             let session = try p.text("sessionid") == nil ? nil : try p.session()
-            return .messages(room: room, past: past, limit: limit, session: session)
+            return .messages(room: room, past: past, limit: limit, session: session, waitSeconds: try p.wait())
         case "participants":
             return .participants(room: try p.room())
         case "nick":

@@ -1,5 +1,5 @@
-import GeoChatDomain
-/// `added` timestamps: UTC, `YYYY-MM-DD HH:MM:SS`, from milliseconds since 1970.
+/// Timestamps from milliseconds since 1970, in UTC: the phones' `added`
+/// (`YYYY-MM-DD HH:MM:SS`) and RFC 3339 (`YYYY-MM-DDTHH:MM:SSZ`, the JSON API and transcripts).
 /// Civil-from-days arithmetic (Howard Hinnant's algorithm): no Foundation
 /// formatter on the poll path.
 public enum UTCTimestamp {
@@ -11,6 +11,13 @@ public enum UTCTimestamp {
         let (y, m, d) = civil(fromDays: days)
         return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + " "
             + pad(rem / 3600, 2) + ":" + pad(rem % 3600 / 60, 2) + ":" + pad(rem % 60, 2)
+    }
+
+    public static func rfc3339(millisecondsSince1970 ms: Int64) -> String {
+        var text = format(millisecondsSince1970: ms)
+        let space = text.index(text.startIndex, offsetBy: 10)
+        text.replaceSubrange(space...space, with: "T")
+        return text + "Z"
     }
 
     static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {

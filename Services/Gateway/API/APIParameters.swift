@@ -1,0 +1,148 @@
+import GeoChatDomain
+import Hummingbird
+
+/// The JSON API's query parameters, read strictly: numbers are finite decimals,
+/// places are WGS 84 degrees (`latitude`/`longitude`) or normalized Mercator
+/// values (`x`/`y`), and a bad value is a `400` naming the parameter.
+struct APIParameters {
+    private let values: [Substring: Substring]
+
+    init(_ request: Request) throws(ProtocolError) {
+        let query = request.uri.query ?? ""
+        guard query.utf8.count <= Limits.maxQueryBytes else {
+            throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
+        }
+        var values: [Substring: Substring] = [:]
+        for (name, value) in request.uri.queryParameters where values[name] == nil { values[name] = value }
+        guard values.count <= Limits.maxParameterCount else {
+            throw ProtocolError(.tooLarge, "more than \(Limits.maxParameterCount) parameters")
+        }
+        self.values = values
+    }
+
+    func has(_ name: String) -> Bool { values[Substring(name)] != nil }
+
+    func number(_ name: String) throws(ProtocolError) -> Double? {
+        guard let raw = values[Substring(name)] else { return nil }
+        guard Self.isDecimal(raw), let value = Double(raw), value.isFinite else {
+            throw .bad(name, "must be a decimal number")
+        }
+        return value
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(ProtocolError) -> Int? {
+        guard let raw = values[Substring(name)] else { return nil }
+        guard let value = Int(raw), range.contains(value) else {
+            throw .bad(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    func choice(_ name: String, of choices: [String]) throws(ProtocolError) -> String? {
+        guard let raw = values[Substring(name)] else { return nil }
+        guard choices.contains(String(raw)) else { throw .bad(name, "must be one of: \(choices.joined(separator: ", "))") }
+        return String(raw)
+    }
+
+    func messageID(_ name: String) throws(ProtocolError) -> MessageID {
+        guard let raw = values[Substring(name)] else { return 0 }
+        guard let id = Int64(raw), id >= 0 else { throw .bad(name, "is not a message id (0 or more)") }
+        return id
+    }
+
+    /// `minZoom`…`maxZoom`, each 0…17 (defaults: all of them).
+    func zooms() throws(ProtocolError) -> ClosedRange<Int> {
+        let low = try integer("minZoom", in: ZoomLevel.range) ?? ZoomLevel.range.lowerBound
+        let high = try integer("maxZoom", in: ZoomLevel.range) ?? ZoomLevel.range.upperBound
+        guard low <= high else { throw .bad("minZoom", "is greater than maxZoom") }
+        return low...high
+    }
+
+    /// A point: `latitude` and `longitude`, or `x` and `y`.
+    func place() throws(ProtocolError) -> GeoPoint {
+        try APIPlaces.place(
+            latitude: try number("latitude"), longitude: try number("longitude"), x: try number("x"), y: try number("y"))
+    }
+
+    /// A box: `south`, `west`, `north`, `east` in degrees (latitudes beyond the
+    /// map's ±85.0511° are taken as its edge), or the corners `x1`, `y1`, `x2`, `y2`.
+    func box() throws(ProtocolError) -> MercatorBox {
+        if has("x1") || has("y1") || has("x2") || has("y2") {
+            func corner(_ name: String) throws(ProtocolError) -> Double {
+                guard let value = try number(name) else { throw .missing(name) }
+                guard MercatorPoint.isValidCoordinate(value) else { throw .bad(name, "must be from 0 to 1") }
+                return value
+            }
+            return MercatorBox(
+                MercatorPoint(x: try corner("x1"), y: try corner("y1"))!,
+                MercatorPoint(x: try corner("x2"), y: try corner("y2"))!)
+        }
+        func edge(_ name: String, _ range: ClosedRange<Double>) throws(ProtocolError) -> Double {
+            guard let value = try number(name) else { throw .missing(name) }
+            guard range.contains(value) else { throw .bad(name, "must be from \(range.lowerBound) to \(range.upperBound)") }
+            return value
+        }
+        let south = try edge("south", -90...90), north = try edge("north", -90...90)
+        let west = try edge("west", -180...180), east = try edge("east", -180...180)
+        guard south <= north else { throw .bad("south", "is north of 'north'") }
+        guard west <= east else {
+            throw .bad("west", "is east of 'east'; ask for a box across the antimeridian as two boxes")
+        }
+        let limit = Coordinates.maxLatitude
+        return MercatorBox(
+            GeoPoint(latitude: min(max(south, -limit), limit), longitude: west)!.mercator,
+            GeoPoint(latitude: min(max(north, -limit), limit), longitude: east)!.mercator)
+    }
+
+    /// Only what a decimal number is spelt with (no `nan`, `inf` or hexadecimal).
+    private static func isDecimal(_ raw: Substring) -> Bool {
+        !raw.isEmpty && raw.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
+        }
+    }
+}
+
+/// Places given in either unit, from a query or a JSON body.
+enum APIPlaces {
+    enum Given {
+        case degrees(GeoPoint)
+        case mercator(MercatorPoint)
+
+        var place: GeoPoint {
+            switch self {
+            case .degrees(let place): place
+            case .mercator(let point): GeoPoint(point)
+            }
+        }
+
+        /// Mercator values as given, not converted twice.
+        var position: MercatorPoint {
+            switch self {
+            case .degrees(let place): place.mercator
+            case .mercator(let point): point
+            }
+        }
+    }
+
+    static func place(latitude: Double?, longitude: Double?, x: Double?, y: Double?) throws(ProtocolError) -> GeoPoint {
+        try given(latitude: latitude, longitude: longitude, x: x, y: y).place
+    }
+
+    static func given(latitude: Double?, longitude: Double?, x: Double?, y: Double?) throws(ProtocolError) -> Given {
+        if latitude != nil || longitude != nil {
+            guard let latitude else { throw .missing("latitude") }
+            guard let longitude else { throw .missing("longitude") }
+            guard latitude.isFinite, abs(latitude) <= Coordinates.maxLatitude else {
+                throw .bad("latitude", "must be from -85.0511 to 85.0511 (the map's edge)")
+            }
+            guard let place = GeoPoint(latitude: latitude, longitude: longitude) else {
+                throw .bad("longitude", "must be from -180 to 180")
+            }
+            return .degrees(place)
+        }
+        guard let x else { throw .missing(y == nil ? "latitude" : "x") }
+        guard let y else { throw .missing("y") }
+        guard let point = MercatorPoint(x: x, y: y) else { throw .bad("x", "and 'y' must be from 0 to 1") }
+        return .mercator(point)
+    }
+}

@@ -1,0 +1,283 @@
+import GeoChatDomain
+import Hummingbird
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// The JSON API under `/api/v1` (docs/api.md; the contract is `OpenAPIDocument`,
+/// served at `/api/v1/openapi.json`). Every operation is a `ChatActions` call
+/// with the phones' rules and limits; only the spelling differs.
+struct APIRoutes: Sendable {
+    let actions: ChatActions
+    let events: RoomEventStream
+    let settings: GatewaySettings
+    let limiter: RateLimiter
+    let logger: Logger
+
+    static let base = "/api/v1"
+
+    func register(on router: Router<GatewayRequestContext>) {
+        let api = router.group(RouterPath(Self.base))
+        api.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: APIJSON.contentType],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+
+        api.post("sessions") { request, context in
+            await respond("api_start", request, context) { () async throws(ProtocolError) -> Response in
+                let body = try APIJSON.decode(APIModels.StartSession.self, from: try await body(request))
+                let nick = try Self.nickname(body.nick)
+                if let refused = refusal(.start, request, context) { return refused }
+                return APIJSON.response(APIModels.Session(try await actions.start(nick: nick)), status: .created)
+            }
+        }
+        api.patch("session") { request, context in
+            await respond("api_nick", request, context) { () async throws(ProtocolError) -> Response in
+                let session = try Self.session(request)
+                let nick = try Self.nickname(try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
+                if let refused = refusal(.change(session: session), request, context) { return refused }
+                return APIJSON.response(APIModels.Session(try await actions.rename(session, to: nick)))
+            }
+        }
+        api.delete("session") { request, context in
+            await respond("api_end", request, context) { () async throws(ProtocolError) -> Response in
+                try await actions.end(try Self.session(request))
+                return Response(status: .noContent)
+            }
+        }
+
+        api.get("rooms") { request, context in
+            await respond("api_rooms", request, context) { () async throws(ProtocolError) -> Response in
+                let parameters = try APIParameters(request)
+                let query = RegionQuery(box: try parameters.box(), zooms: try parameters.zooms(), cap: settings.roomCap)
+                let found = try await actions.rooms(in: query, admitCostlyRead: costlyReads(request, context))
+                return APIJSON.response(APIModels.Rooms(rooms: found.map(APIModels.Room.init)))
+            }
+        }
+        api.get("rooms/nearest") { request, context in
+            await respond("api_nearest", request, context) { () async throws(ProtocolError) -> Response in
+                let query = try Self.nearbyQuery(try APIParameters(request))
+                let found = try actions.nearest(query, admitCostlyRead: costlyReads(request, context))
+                return APIJSON.response(APIModels.NearbyRooms(rooms: found.map(APIModels.NearbyRoom.init)))
+            }
+        }
+        api.post("rooms") { request, context in
+            await respond("api_create", request, context) { () async throws(ProtocolError) -> Response in
+                let session = try Self.session(request)
+                let body = try APIJSON.decode(APIModels.CreateRoom.self, from: try await body(request))
+                let position = try APIPlaces.given(latitude: body.latitude, longitude: body.longitude, x: body.x, y: body.y)
+                guard let raw = body.zoom else { throw .missing("zoom") }
+                guard let zoom = ZoomLevel(raw) else { throw .bad("zoom", "must be a whole number from 0 to 17") }
+                guard let rawTopic = body.topic else { throw .missing("topic") }
+                let topic = try ChatText.validate(rawTopic, length: Limits.topicLength).get(field: "topic")
+                if let refused = refusal(.create(session: session), request, context) { return refused }
+                let room = try await actions.create(session: session, position: position.position, zoom: zoom, topic: topic)
+                return APIJSON.response(APIModels.Room(room), status: .created)
+            }
+        }
+        api.get("rooms/:room") { request, context in
+            await respond("api_room", request, context) { () async throws(ProtocolError) -> Response in
+                APIJSON.response(APIModels.Room(try actions.room(try Self.room(context))))
+            }
+        }
+        api.post("rooms/:room/join") { request, context in
+            await respond("api_join", request, context) { () async throws(ProtocolError) -> Response in
+                let session = try Self.session(request)
+                let room = try Self.room(context)
+                if let refused = refusal(.change(session: session), request, context) { return refused }
+                try await actions.join(session: session, room: room)
+                return Response(status: .noContent)
+            }
+        }
+        api.post("rooms/:room/leave") { request, context in
+            await respond("api_leave", request, context) { () async throws(ProtocolError) -> Response in
+                let session = try Self.session(request)
+                let room = try Self.room(context)
+                if let refused = refusal(.change(session: session), request, context) { return refused }
+                try await actions.leave(session: session, room: room)
+                return Response(status: .noContent)
+            }
+        }
+        api.get("rooms/:room/messages") { request, context in
+            await respond("api_messages", request, context) { () async throws(ProtocolError) -> Response in
+                let room = try Self.room(context)
+                let parameters = try APIParameters(request)
+                let after = try parameters.messageID("after")
+                let limit = try parameters.integer("limit", in: 1...Limits.maxMessageLimit) ?? Limits.defaultMessageLimit
+                let wait = try parameters.integer("wait", in: Limits.maxWaitSeconds) ?? 0
+                let found = try await actions.messages(
+                    room: room, past: after, limit: limit, session: try Self.optionalSession(request),
+                    wait: .seconds(wait), admitCostlyRead: costlyReads(request, context))
+                return APIJSON.response(APIModels.Messages(room: room, messages: found.map(APIModels.Message.init)))
+            }
+        }
+        api.post("rooms/:room/messages") { request, context in
+            await respond("api_say", request, context) { () async throws(ProtocolError) -> Response in
+                let session = try Self.session(request)
+                let room = try Self.room(context)
+                let body = try APIJSON.decode(APIModels.Say.self, from: try await body(request))
+                guard let raw = body.text else { throw .missing("text") }
+                let text = try ChatText.validate(raw, length: Limits.messageLength).get(field: "text")
+                if let refused = refusal(.say(session: session), request, context) { return refused }
+                let stored = try await actions.say(session: session, room: room, text: text)
+                return APIJSON.response(APIModels.Message(stored), status: .created)
+            }
+        }
+        api.get("rooms/:room/participants") { request, context in
+            await respond("api_participants", request, context) { () async throws(ProtocolError) -> Response in
+                let room = try Self.room(context)
+                actions.signOfLife(try Self.optionalSession(request))
+                return APIJSON.response(
+                    APIModels.Participants(room: room, participants: try await actions.participants(of: room)))
+            }
+        }
+        api.get("rooms/:room/transcript") { request, context in
+            await respond("api_transcript", request, context) { () async throws(ProtocolError) -> Response in
+                let room = try Self.room(context)
+                let parameters = try APIParameters(request)
+                let page = try TranscriptPage(room: room, parameters: parameters, accept: request.headers[.accept])
+                let found = try await actions.transcript(
+                    room: room, after: page.after, limit: page.limit, admitCostlyRead: costlyReads(request, context))
+                return page.response(found)
+            }
+        }
+        api.get("rooms/:room/events") { request, context in
+            await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
+                let room = try Self.room(context)
+                let parameters = try APIParameters(request)
+                let resumeFrom = try RoomEventStream.resumePoint(request, parameters)
+                return try events.open(room: room, after: resumeFrom, address: context.clientAddress(request, settings.clientAddresses))
+            }
+        }
+        // Anything else under the API is a problem document too, not the router's plain 404.
+        api.on("**", method: .get) { request, context in
+            Problem(ProtocolError(.unknownCommand, "no such resource: \(request.uri.path)")).response(status: 404)
+        }
+    }
+
+    // MARK: The parts every operation shares
+
+    private func respond(
+        _ name: String, _ request: Request, _ context: GatewayRequestContext,
+        _ body: () async throws(ProtocolError) -> Response
+    ) async -> Response {
+        let started = ContinuousClock.now
+        do throws(ProtocolError) {
+            let response = try await body()
+            RequestMetrics.record(name, since: started)
+            return response
+        } catch {
+            RequestMetrics.record(name, since: started, error: error)
+            if error.code == .unavailable {
+                logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
+            }
+            return Problem(error).response()
+        }
+    }
+
+    private func body(_ request: Request) async throws(ProtocolError) -> [UInt8] {
+        if let type = request.headers[.contentType], !type.lowercased().hasPrefix(APIJSON.contentType) {
+            throw ProtocolError(.badParam, "the body must be application/json")
+        }
+        return try await RequestBody.collect(request, timeout: settings.bodyTimeout)
+    }
+
+    /// The rate limits of the phones' protocol, on the same buckets: nil when
+    /// admitted, else the `429` to answer.
+    private func refusal(_ action: RateLimiter.Action, _ request: Request, _ context: GatewayRequestContext) -> Response? {
+        guard let refusal = limiter.admit(action, address: context.clientAddress(request, settings.clientAddresses)) else {
+            return nil
+        }
+        RequestMetrics.errors[ProtocolError.Code.rateLimited.rawValue].increment()
+        return Problem(ProtocolError(.rateLimited, "too many requests; try again in \(refusal.retryAfterSeconds) s"))
+            .response(retryAfterSeconds: refusal.retryAfterSeconds)
+    }
+
+    private func costlyReads(_ request: Request, _ context: GatewayRequestContext) -> ChatActions.AdmitCostlyRead {
+        let limiter = limiter, addresses = settings.clientAddresses
+        return { (read) throws(ProtocolError) in
+            if let refusal = limiter.admitCostlyRead(read, address: context.clientAddress(request, addresses)) {
+                throw ProtocolError(
+                    .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
+            }
+        }
+    }
+
+    static func nickname(_ raw: String?) throws(ProtocolError) -> Nickname {
+        guard let raw else { throw .missing("nick") }
+        guard let nick = Nickname(raw) else {
+            throw ProtocolError(.invalidNick, "a nickname is 1 to 32 ASCII letters, digits or '_', starting with a letter")
+        }
+        return nick
+    }
+
+    /// The session of `Authorization: Bearer <session id>`.
+    static func session(_ request: Request) throws(ProtocolError) -> SessionID {
+        guard let session = try optionalSession(request) else {
+            throw ProtocolError(.invalidSession, "this needs a session: send 'Authorization: Bearer <session>'")
+        }
+        return session
+    }
+
+    static func optionalSession(_ request: Request) throws(ProtocolError) -> SessionID? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let id = SessionID(String(parts[1])) else {
+            throw .invalidSession
+        }
+        return id
+    }
+
+    static func room(_ context: GatewayRequestContext) throws(ProtocolError) -> RoomID {
+        guard let raw = context.parameters.get("room"), let id = RoomID(raw) else {
+            throw .bad("room", "is not a room id")
+        }
+        guard id > 0 else { throw .noSuchChat }
+        return id
+    }
+
+    /// `latitude`/`longitude` (or `x`/`y`), `radius` metres (default 1000),
+    /// `limit` (default 10), zooms; a sector (`direction` and `fieldOfView`) or
+    /// an ellipse (`semiMajor`, `semiMinor`, `orientation`; its reach is the semi-major axis).
+    static func nearbyQuery(_ p: APIParameters) throws(ProtocolError) -> NearbyQuery {
+        let center = try p.place()
+        let limit = try p.integer("limit", in: NearbyQuery.limits) ?? NearbyQuery.defaultLimit
+        let zooms = try p.zooms()
+        var radius = try p.number("radius") ?? 1000
+        guard radius > 0, radius <= NearbyQuery.maxRadiusMetres else {
+            throw .bad("radius", "must be more than 0 and at most \(Int(NearbyQuery.maxRadiusMetres)) metres")
+        }
+        var shape = NearbyQuery.Shape.circle
+        if p.has("direction") || p.has("fieldOfView") {
+            guard let direction = try p.number("direction") else { throw .missing("direction") }
+            guard let fieldOfView = try p.number("fieldOfView") else { throw .missing("fieldOfView") }
+            guard (0...360).contains(direction) else { throw .bad("direction", "must be from 0 to 360 degrees") }
+            guard fieldOfView > 0, fieldOfView <= 360 else { throw .bad("fieldOfView", "must be more than 0 and at most 360 degrees") }
+            shape = .sector(direction: direction, fieldOfView: fieldOfView)
+        }
+        if p.has("semiMajor") || p.has("semiMinor") || p.has("orientation") {
+            guard case .circle = shape else { throw .bad("semiMajor", "cannot be given with 'direction'") }
+            guard let a = try p.number("semiMajor") else { throw .missing("semiMajor") }
+            guard let b = try p.number("semiMinor") else { throw .missing("semiMinor") }
+            let orientation = try p.number("orientation") ?? 0
+            guard a > 0, a <= NearbyQuery.maxRadiusMetres else { throw .bad("semiMajor", "must be more than 0 and at most \(Int(NearbyQuery.maxRadiusMetres)) metres") }
+            guard b > 0, b <= a else { throw .bad("semiMinor", "must be more than 0 and at most 'semiMajor'") }
+            guard (0...360).contains(orientation) else { throw .bad("orientation", "must be from 0 to 360 degrees") }
+            radius = a
+            shape = .ellipse(semiMajor: a, semiMinor: b, orientation: orientation)
+        }
+        guard let query = NearbyQuery(center: center, radiusMetres: radius, limit: limit, zooms: zooms, shape: shape) else {
+            throw .bad("radius", "does not make a query")  // each value was checked above
+        }
+        return query
+    }
+}
+
+extension Problem {
+    func response(status: Int) -> Response {
+        var problem = self
+        problem.status = status
+        return problem.response()
+    }
+}

@@ -1,0 +1,276 @@
+import GeoChatBus
+import GeoChatDomain
+import Logging
+import Synchronization
+
+/// What a chat client can do, whichever protocol it speaks: the phones' XML
+/// (`LegacyHandler`) and the JSON API (`APIRoutes`) both come here, so every
+/// rule, limit and read-your-writes step has one home. Reads come from the
+/// read models, writes go as commands to the owning services; answers are
+/// domain values, which each protocol renders its own way.
+struct ChatActions: Sendable {
+    let backend: ServiceClients
+    let sessions: SessionDirectory
+    let messages: MessageReadModel
+    let rooms: RoomMap
+    let presence: PresenceTracker
+    let lobby: LobbyLocator
+    let settings: GatewaySettings
+    let logger: Logger
+
+    /// Asked before a read that costs far more than a poll
+    /// (`RateLimiter.CostlyRead`); throws `rate_limited` to refuse it.
+    typealias AdmitCostlyRead = (RateLimiter.CostlyRead) throws(ProtocolError) -> Void
+
+    /// Longest a `messages` request may wait for a new message.
+    static let maxWait = Duration.seconds(Limits.maxWaitSeconds.upperBound)
+
+    // MARK: Sessions
+
+    func start(nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+        if sessions.bans.isBanned(nick: nick.value) { throw .banned }
+        let info = try await backend.send(StartSession(nick: nick.value))
+        sessions.remember(info)
+        presence.seen(info.id, atMs: WallClock.nowMs())
+        return info
+    }
+
+    func rename(_ id: SessionID, to nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+        let session = try await live(id)
+        if sessions.bans.isBanned(nick: nick.value) { throw .banned }
+        let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
+        sessions.remember(renamed)
+        // Every gateway lists the new nick once this is answered: the memberships carry it now.
+        _ = try await backend.send(RenameMemberships(session: renamed))
+        return renamed
+    }
+
+    func end(_ id: SessionID) async throws(ProtocolError) {
+        let session = try await live(id)
+        let ended = try await endSession(session.id)
+        sessions.remember(ended)
+        // No gateway lists the session once this is answered: its memberships are gone now.
+        _ = try await backend.send(EndMemberships(session: session.id))
+    }
+
+    // MARK: Rooms
+
+    func rooms(in query: RegionQuery, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [RoomInfo] {
+        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
+        // From memory once the index is loaded; the rooms service answers before.
+        if let found = rooms.rooms(in: query) { return found }
+        return try await backend.send(FindRooms(query))
+    }
+
+    /// From the index only: until it is loaded (the gateway is not ready) the answer is `unavailable`.
+    func nearest(_ query: NearbyQuery, admitCostlyRead: AdmitCostlyRead) throws(ProtocolError) -> [NearbyRoom] {
+        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
+        guard let found = rooms.nearest(query) else { throw .unavailable }
+        return found
+    }
+
+    /// A live room this gateway's index holds.
+    func room(_ id: RoomID) throws(ProtocolError) -> RoomInfo {
+        if let room = rooms.room(id) { return room }
+        throw rooms.isLoaded ? .noSuchChat : .unavailable
+    }
+
+    func create(
+        session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String
+    ) async throws(ProtocolError) -> RoomInfo {
+        let session = try await live(id)
+        return try await backend.send(CreateRoom(session: session.id, position: position, zoom: zoom, topic: topic))
+    }
+
+    func join(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+        let session = try await live(id)
+        _ = try await backend.send(
+            JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
+    }
+
+    func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+        let session = try await live(id)
+        _ = try await backend.send(LeaveRoom(room: room, session: session.id))
+    }
+
+    func participants(of room: RoomID) async throws(ProtocolError) -> [String] {
+        let members = try await backend.send(ListMembers(room: room))
+        return PresentParticipants.nicks(
+            of: members, presence: presence, sessions: sessions, timeoutMs: settings.presenceTimeoutMs,
+            nowMs: WallClock.nowMs())
+    }
+
+    // MARK: Messages
+
+    func say(session id: SessionID, room: RoomID, text: String) async throws(ProtocolError) -> ChatMessage {
+        let session = try await live(id)
+        // Saying joins the room. The rooms service would learn it from the
+        // message event, later; asked side by side with the say, the sayer is
+        // a member before the say is answered (read-your-writes, docs/architecture.md).
+        async let joined = attempt { () async throws(ProtocolError) -> Done in
+            try await backend.send(
+                JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
+        }
+        let stored: ChatMessage
+        do throws(ProtocolError) {
+            stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
+        } catch {
+            _ = await joined
+            throw error
+        }
+        if case .failure(let error) = await joined {
+            // The message is stored: the say succeeded. The message event makes the membership soon.
+            logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error.code)"])
+        }
+        return stored
+    }
+
+    /// Messages after `past` (0: the latest `limit`), oldest first. With a
+    /// `wait`, an answer that would be empty waits up to that long for the
+    /// room's next message (a long poll); it is answered empty after it.
+    func messages(
+        room: RoomID, past: MessageID, limit: Int, session: SessionID?, wait: Duration = .zero,
+        admitCostlyRead: AdmitCostlyRead
+    ) async throws(ProtocolError) -> [ChatMessage] {
+        if let session { _ = try await live(session) }
+        let deadline = ContinuousClock.now + min(wait, Self.maxWait)
+        while true {
+            // Registered before the read: a message between the read and the wait still wakes it.
+            let waits = deadline > .now && messages.signals.waiting < settings.push.maxSubscribers
+            let ticket = waits ? messages.signals.register(room, until: deadline) : nil
+            let found: [ChatMessage]
+            do throws(ProtocolError) {
+                found = try await poll(room: room, past: past, limit: limit, admitCostlyRead: admitCostlyRead)
+            } catch {
+                if let ticket { messages.signals.cancel(ticket) }
+                throw error
+            }
+            guard let ticket, found.isEmpty else {
+                if let ticket { messages.signals.cancel(ticket) }
+                return found
+            }
+            _ = await messages.signals.wait(ticket)
+            if Task.isCancelled { return [] }
+        }
+    }
+
+    /// One read of the room's messages, from memory when this gateway holds them.
+    func poll(
+        room: RoomID, past: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
+    ) async throws(ProtocolError) -> [ChatMessage] {
+        try await messages.poll(
+            room: room, past: past, limit: limit,
+            beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) },
+            // Loading a room the index does not hold either (a made-up id,
+            // or one whose creation has not reached this gateway yet) costs
+            // a history read; the index is asked only then, never on a poll.
+            beforeLoading: { () throws(ProtocolError) in
+                if rooms.knows(room) == false { try admitCostlyRead(.history) }
+            })
+    }
+
+    /// A page of a room's transcript: messages after `after` (0: from the
+    /// first), oldest first, at most `limit`.
+    func transcript(
+        room: RoomID, after: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
+    ) async throws(ProtocolError) -> [ChatMessage] {
+        if after > 0 { return try await poll(room: room, past: after, limit: limit, admitCostlyRead: admitCostlyRead) }
+        // From the first message: read from the messaging service (`past = 0` means the latest).
+        if rooms.knows(room) == false { throw .noSuchChat }
+        try admitCostlyRead(.history)
+        return try await backend.send(ReadHistory(room: room, after: 0, limit: limit)).messages
+    }
+
+    // MARK: The lobby (the add/messages dialect)
+
+    func lobbyPost(user: String, text: String) async throws(ProtocolError) {
+        // The dialect has no session: the name is all a ban can hold on to.
+        if sessions.bans.isBanned(nick: user) { throw .banned }
+        let room = try await lobby.room(backend)
+        try await post(room: room, author: nil, nick: user, text: text)
+    }
+
+    func lobbyMessages(past: MessageID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [ChatMessage] {
+        let room = try await lobby.room(backend)
+        return try await messages.poll(
+            room: room, past: past, limit: Limits.lobbyMessageLimit,
+            beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) })
+    }
+
+    // MARK: Signs of life
+
+    /// Any request carrying the id of a live session is a sign of life (contract
+    /// 3, `participants`), also where the command takes no session (`chats`,
+    /// `participants`, the lobby). The answer never waits for it: a session this
+    /// gateway does not hold is looked up beside the request, once (the directory
+    /// then holds it, or remembers the id as unknown).
+    func signOfLife(_ id: SessionID?) {
+        guard let id else { return }
+        switch sessions.liveness(id) {
+        case .live: presence.seen(id, atMs: WallClock.nowMs())
+        case .notLive: break
+        case .unknownHere:
+            Task { [sessions, presence] in
+                if (try? await sessions.resolve(id)) != nil { presence.seen(id, atMs: WallClock.nowMs()) }
+            }
+        }
+    }
+
+    /// The live session behind an id as this gateway knows it; the request is a
+    /// sign of life. A `nick` or `end` made through another gateway reaches this
+    /// directory through the session events, milliseconds later (docs/protocol.md,
+    /// decisions): asking the session service on every write would put all
+    /// writes through its one-at-a-time command loop.
+    func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let session = try await sessions.resolve(id)
+        presence.seen(id, atMs: WallClock.nowMs())
+        return session
+    }
+
+    // MARK: Helpers
+
+    /// Ends a session so that a `503` means what the contract says: nothing was
+    /// done. An end whose answer did not come may have been carried out, and an
+    /// ended session refuses every later `end` (contract, fine print), so the
+    /// phone's repeat could not succeed: the end is asked once more under the
+    /// same idempotency key, which answers the first end if it happened and
+    /// makes it if not (docs/protocol.md, "Repeated requests").
+    /// Both asks fit in the request deadline: half of it each.
+    private func endSession(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+        let key = IdempotencyKey.random()
+        let halves = ServiceClients(bus: backend.bus, timeout: backend.timeout / 2)
+        do throws(ProtocolError) {
+            return try await halves.send(EndSession(session: id), idempotencyKey: key)
+        } catch where error.code == .unavailable {
+            return try await halves.send(EndSession(session: id), idempotencyKey: key)
+        }
+    }
+
+    private func attempt<Value: Sendable>(
+        _ body: () async throws(ProtocolError) -> Value
+    ) async -> Result<Value, ProtocolError> {
+        do throws(ProtocolError) { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    @discardableResult
+    private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError) -> ChatMessage {
+        let message = try await backend.send(Say(room: room, session: author, nick: nick, text: text))
+        // Our own pollers see it at once; the timeline ignores it if it is not next in line.
+        messages.apply(message)
+        return message
+    }
+}
+
+/// The lobby room's id, asked of the rooms service once.
+final class LobbyLocator: Sendable {
+    private let known = Mutex<RoomID?>(nil)
+
+    init() {}
+
+    func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
+        if let id = known.withLock({ $0 }) { return id }
+        let lobby = try await backend.send(LocateLobby())
+        known.withLock { $0 = lobby.id }
+        return lobby.id
+    }
+}
