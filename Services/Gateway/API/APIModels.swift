@@ -84,6 +84,16 @@ enum APIModels {
         var room: RoomID
         var messages: [Message]
         var next: MessageID?
+
+        enum CodingKeys: CodingKey { case room, messages, next }
+
+        /// `next` is always there: null on the last page (the encoder would leave a nil out).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(room, forKey: .room)
+            try container.encode(messages, forKey: .messages)
+            if let next { try container.encode(next, forKey: .next) } else { try container.encodeNil(forKey: .next) }
+        }
     }
 
     struct Participants: Encodable {

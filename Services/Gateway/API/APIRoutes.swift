@@ -78,7 +78,8 @@ struct APIRoutes: Sendable {
         }
         api.get("rooms/:room") { request, context in
             await respond("api_room", request, context) { () async throws(ProtocolError) -> Response in
-                APIJSON.response(APIModels.Room(try actions.room(try Self.room(context))))
+                APIJSON.response(
+                    APIModels.Room(try await actions.room(try Self.room(context), admitCostlyRead: costlyReads(request, context))))
             }
         }
         api.post("rooms/:room/join") { request, context in
@@ -147,6 +148,7 @@ struct APIRoutes: Sendable {
                 let room = try Self.room(context)
                 let parameters = try APIParameters(request)
                 let resumeFrom = try RoomEventStream.resumePoint(request, parameters)
+                _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
                 return try events.open(room: room, after: resumeFrom, address: context.clientAddress(request, settings.clientAddresses))
             }
         }

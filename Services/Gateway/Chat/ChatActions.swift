@@ -69,10 +69,13 @@ struct ChatActions: Sendable {
         return found
     }
 
-    /// A live room this gateway's index holds.
-    func room(_ id: RoomID) throws(ProtocolError) -> RoomInfo {
+    /// A live room: from the index, else from the rooms service (a room just
+    /// made through another gateway, whose event has not come yet, or a made-up
+    /// id: that read costs a history token).
+    func room(_ id: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> RoomInfo {
         if let room = rooms.room(id) { return room }
-        throw rooms.isLoaded ? .noSuchChat : .unavailable
+        try admitCostlyRead(.history)
+        return try await backend.send(LookupRoom(room: id))
     }
 
     func create(

@@ -51,9 +51,9 @@ final class RoomEventStream: Sendable {
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
-    /// The stream's response, or the error to answer instead (no such room, too many subscribers).
+    /// The stream's response for a room that exists, or the error to answer
+    /// instead (too many subscribers).
     func open(room: RoomID, after: MessageID, address: String) throws(ProtocolError) -> Response {
-        _ = try actions.room(room)
         let admitted = open.add(1, ordering: .relaxed).newValue
         guard admitted <= settings.maxSubscribers else {
             open.subtract(1, ordering: .relaxed)
