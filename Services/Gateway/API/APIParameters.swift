@@ -129,6 +129,9 @@ enum APIPlaces {
     }
 
     static func given(latitude: Double?, longitude: Double?, x: Double?, y: Double?) throws(ProtocolError) -> Given {
+        if (latitude != nil || longitude != nil) && (x != nil || y != nil) {
+            throw .bad("x", "cannot be given with 'latitude' and 'longitude': a place is in degrees or in Mercator values")
+        }
         if latitude != nil || longitude != nil {
             guard let latitude else { throw .missing("latitude") }
             guard let longitude else { throw .missing("longitude") }

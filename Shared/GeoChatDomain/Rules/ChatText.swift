@@ -4,10 +4,14 @@ public enum ChatText {
     public enum Problem: Error, Equatable, Sendable {
         case empty
         case tooLong
+        case notXMLSafe
     }
 
     /// Trims and checks a value against a length range; returns the stored form.
+    /// (The phones' parameters are checked for XML safety as they are read; a
+    /// JSON client's text is checked here, so no protocol stores what the other cannot show.)
     public static func validate(_ raw: String, length: ClosedRange<Int>) -> Result<String, Problem> {
+        guard isXMLSafe(raw) else { return .failure(.notXMLSafe) }
         let trimmed = trim(raw)
         let count = trimmed.unicodeScalars.count
         if count == 0 { return .failure(.empty) }
@@ -48,6 +52,7 @@ extension Result where Success == String, Failure == ChatText.Problem {
         case .success(let text): return text
         case .failure(.empty): throw ProtocolError(.empty, "\(field) is empty")
         case .failure(.tooLong): throw ProtocolError(.tooLong, "\(field) is too long")
+        case .failure(.notXMLSafe): throw .bad(field, "contains characters not allowed in XML")
         }
     }
 }
