@@ -406,6 +406,15 @@
     if (current !== mine) return;
     // The stream starts with the room's latest messages and its participants, then pushes news.
     listen(mine);
+    // A reader is present while it shows signs of life, as a polling phone does once a second:
+    // the stream carries no session (EventSource sends no headers), so every 20 s the panel
+    // asks for the participants with its session (well inside the 60 s presence timeout).
+    mine.heartbeat = setInterval(() => {
+      if (current !== mine || !auth.session) return;
+      api('GET', '/rooms/' + id + '/participants')
+        .then((people) => { if (current === mine && people) showParticipants(people.participants || []); })
+        .catch(() => {});
+    }, 20000);
     if (auth.session && document.activeElement !== el.nick) el.sayText.focus();
     try {
       const people = await api('GET', '/rooms/' + id + '/participants');
@@ -466,6 +475,7 @@
     current = null;
     if (room.source) room.source.close();
     clearTimeout(room.reconnectTimer);
+    clearInterval(room.heartbeat);
     el.chat.hidden = true;
     delete el.chat.dataset.roomId;
     delete el.chat.dataset.live;

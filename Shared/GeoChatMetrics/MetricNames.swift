@@ -11,6 +11,11 @@ public enum MetricNames {
     public static let gatewayRoomsLoaded = "geochat_gateway_rooms_loaded"
     /// Rooms in the gateway's region index (every live room once loaded).
     public static let gatewayRoomsIndexed = "geochat_gateway_rooms_indexed"
+    /// Push streams open on the gateway, and streams closed because their subscriber stalled.
+    public static let pushSubscribers = "geochat_push_subscribers"
+    public static let pushStalled = "geochat_push_stalled_total"
+    /// Long polls and push streams waiting for news of a room.
+    public static let pushWaiting = "geochat_push_waiting"
     /// Sessions in the gateway's presence table (seen within its memory).
     public static let gatewayPresenceSessions = "geochat_gateway_presence_sessions"
     /// Sightings a gateway published, and batches it failed to publish (retried).

@@ -6,19 +6,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from admin_support import JSONResponse
 from geochat_support.protocol import unique_nick
-
-
-class APIResponse:
-    def __init__(self, status, headers, body):
-        self.status, self.headers, self.body = status, headers, body
-
-    @property
-    def json(self):
-        return json.loads(self.body.decode("utf-8"))
-
-    def __repr__(self):
-        return f"<{self.status} {self.body[:400]!r}>"
 
 
 def call(gateway, method, path, body=None, session=None, headers=None, timeout=30):
@@ -33,9 +22,9 @@ def call(gateway, method, path, body=None, session=None, headers=None, timeout=3
         request.add_header(name, value)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as r:
-            return APIResponse(r.status, r.headers, r.read())
+            return JSONResponse(r.status, r.headers, r.read())
     except urllib.error.HTTPError as e:
-        return APIResponse(e.code, e.headers, e.read())
+        return JSONResponse(e.code, e.headers, e.read())
 
 
 def assert_problem(response, status, code):

@@ -149,7 +149,9 @@ struct APIRoutes: Sendable {
                 let parameters = try APIParameters(request)
                 let resumeFrom = try RoomEventStream.resumePoint(request, parameters)
                 _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
-                return try events.open(room: room, after: resumeFrom, address: context.clientAddress(request, settings.clientAddresses))
+                return try events.open(
+                    room: room, after: resumeFrom, address: context.clientAddress(request, settings.clientAddresses),
+                    connection: context.channel)
             }
         }
         // Anything else under the API is a problem document too, not the router's plain 404.

@@ -7,10 +7,13 @@ struct GatewayRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer of the TCP connection (the load balancer's, behind one).
     let remoteAddress: SocketAddress?
+    /// The connection, for a push stream to close when its subscriber stalls.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// The client's address as the limits see it (`ClientAddresses`: the peer,

@@ -2,6 +2,8 @@ import GeoChatDomain
 import Hummingbird
 import HTTPTypes
 import Logging
+import GeoChatMetrics
+import Metrics
 import NIOCore
 import Synchronization
 
@@ -14,9 +16,10 @@ import Synchronization
 /// gateway or any other: ids are the room's message ids, the same everywhere.
 ///
 /// Memory per subscriber is bounded: what it has not yet written waits in a
-/// queue of `queueDepth` batches of at most `push.batch` messages; a
-/// subscriber that lets the queue fill (a stalled connection) has its stream
-/// ended, and resumes by its last id when it comes back. At most
+/// queue of `queueDepth` batches of at most `push.batch` messages (behind the
+/// connection's own write buffer, which backpressure bounds); a subscriber
+/// that lets the queue fill (a stalled connection) has its connection closed,
+/// and resumes by its last id when it comes back. At most
 /// `push.maxSubscribers` streams and long polls wait per gateway.
 final class RoomEventStream: Sendable {
     private let actions: ChatActions
@@ -53,7 +56,7 @@ final class RoomEventStream: Sendable {
 
     /// The stream's response for a room that exists, or the error to answer
     /// instead (too many subscribers).
-    func open(room: RoomID, after: MessageID, address: String) throws(ProtocolError) -> Response {
+    func open(room: RoomID, after: MessageID, address: String, connection: any Channel) throws(ProtocolError) -> Response {
         let admitted = open.add(1, ordering: .relaxed).newValue
         guard admitted <= settings.maxSubscribers else {
             open.subtract(1, ordering: .relaxed)
@@ -62,8 +65,15 @@ final class RoomEventStream: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(Self.queueDepth))
         let feed = Task { [self] in
-            await self.feed(room: room, after: after, address: address, into: continuation)
+            let outcome = await self.feed(room: room, after: after, address: address, into: continuation)
             continuation.finish()
+            if outcome == .stalled {
+                // What is queued would wait for a reader that does not read: close the connection,
+                // dropping it; the client resumes by its last id.
+                Self.stalled.increment()
+                logger.info("push subscriber stalled; connection closed", metadata: ["room": "\(room)"])
+                connection.close(promise: nil)
+            }
         }
         continuation.onTermination = { [self] _ in
             feed.cancel()
@@ -80,16 +90,22 @@ final class RoomEventStream: Sendable {
 
     private enum Delivery { case queued, ended }
 
+    /// How a feed ended: the subscriber went (or the room, or the server), or it stalled.
+    private enum Outcome { case ended, stalled }
+
+    static let stalled = Counter(label: MetricNames.pushStalled)
+
     /// Writes the room's news into the subscriber's queue until the subscriber
     /// goes, the queue overflows, or the room does.
     private func feed(
         room: RoomID, after: MessageID, address: String, into queue: AsyncStream<ByteBuffer>.Continuation
-    ) async {
+    ) async -> Outcome {
+        var outcome = Outcome.ended
         func send(_ text: String) -> Delivery {
             switch queue.yield(ByteBuffer(string: text)) {
             case .enqueued: return .queued
             case .dropped:
-                logger.info("push subscriber fell behind; stream ended", metadata: ["room": "\(room)"])
+                outcome = .stalled
                 return .ended
             case .terminated: return .ended
             @unknown default: return .ended
@@ -102,7 +118,7 @@ final class RoomEventStream: Sendable {
             }
         }
         // Browsers reconnect after this many milliseconds, with Last-Event-ID.
-        guard send("retry: 2000\n\n") == .queued else { return }
+        guard send("retry: 2000\n\n") == .queued else { return outcome }
         var last = after
         var first = true
         var participantsDue = true
@@ -121,29 +137,30 @@ final class RoomEventStream: Sendable {
                 }
                 // The room is gone, or the subscriber reads history too fast: say why, then end.
                 _ = send(Self.event(error.code == .noSuchChat ? "gone" : "error", data: APIJSON.text(Problem(error))))
-                return
+                return outcome
             }
             first = false
             if participantsDue {
                 participantsDue = false
                 if let nicks = await participants.current(room, actions: actions) {
                     guard send(Self.event("participants", data: APIJSON.text(APIModels.Participants(room: room, participants: nicks)))) == .queued
-                    else { signals.cancel(ticket); return }
+                    else { signals.cancel(ticket); return outcome }
                 }
             }
             if let newest = found.last {
                 signals.cancel(ticket)
                 let events = found.map { Self.event("message", id: $0.id, data: APIJSON.text(APIModels.Message($0))) }
-                guard send(events.joined()) == .queued else { return }
+                guard send(events.joined()) == .queued else { return outcome }
                 last = newest.id
                 continue
             }
             let news = await signals.wait(ticket)
             if news.contains(.members) { participantsDue = true }
             if news.isEmpty && !Task.isCancelled {
-                guard send(": keep-alive\n\n") == .queued else { return }
+                guard send(": keep-alive\n\n") == .queued else { return outcome }
             }
         }
+        return outcome
     }
 
     /// One event in the `text/event-stream` format; `data` is one line of JSON.

@@ -11,7 +11,11 @@ enum ReadModelMetrics {
         let roomGauge = Gauge(label: MetricNames.gatewayRoomsLoaded)
         let indexGauge = Gauge(label: MetricNames.gatewayRoomsIndexed)
         let presenceGauge = Gauge(label: MetricNames.gatewayPresenceSessions)
+        let pushGauge = Gauge(label: MetricNames.pushSubscribers)
+        let waitingGauge = Gauge(label: MetricNames.pushWaiting)
         ServiceMetrics.onScrape {
+            pushGauge.record(gateway.events.subscribers)
+            waitingGauge.record(gateway.messages.signals.waiting)
             sessionGauge.record(gateway.sessions.count)
             roomGauge.record(gateway.messages.roomCount)
             indexGauge.record(gateway.rooms.count)
