@@ -77,5 +77,15 @@ import Testing
         let found = index.nearest(ellipse).map(\.room.id)
         #expect(found == Self.expected(rooms, ellipse).map(\.0))
         #expect(found.contains { GeoPoint(rooms[Int($0) - 1].position).longitude < 0 }, "rooms west of the antimeridian are found")
+
+        // Removed rooms are never found.
+        for room in rooms where room.id % 3 == 0 { index.remove(room.id) }
+        let left = rooms.filter { $0.id % 3 != 0 }
+        for (latitude, longitude) in places {
+            let query = NearbyQuery(
+                center: GeoPoint(latitude: latitude, longitude: longitude)!, radiusMetres: 50_000, limit: 100,
+                zooms: 0...17)!
+            #expect(index.nearest(query).map(\.room.id) == Self.expected(left, query).map(\.0))
+        }
     }
 }

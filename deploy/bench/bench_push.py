@@ -360,7 +360,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--stack-env", required=True)
     parser.add_argument("--hello-url", required=True)
-    parser.add_argument("--only", default="nearby,push,subscribers")
+    parser.add_argument("--only", default="push,subscribers,nearby")
     parser.add_argument("--rooms", type=int, default=1_000_000)
     parser.add_argument("--radii", default="2000,50000")
     parser.add_argument("--queries", type=int, default=6000)

@@ -38,6 +38,8 @@ struct RoomIndex {
 
         func cell(_ coordinate: Double) -> Int { min(Int(coordinate * Double(side)), side - 1) }
 
+        func key(of point: MercatorPoint) -> UInt64 { Self.key(cell(point.x), cell(point.y)) }
+
         static func key(_ cx: Int, _ cy: Int) -> UInt64 { UInt64(cx) << 32 | UInt64(cy) }
     }
 
@@ -46,6 +48,13 @@ struct RoomIndex {
 
     private var entries: [RoomID: Entry] = [:]
     private var levels: [Level] = ZoomLevel.range.map { Level(bits: RoomIndex.cellBits(zoom: $0)) }
+    /// Every room by place alone, for nearby search: a radius names no zoom, and
+    /// the levels' deep grids would make a radius of tens of kilometres look at
+    /// tens of thousands of mostly empty cells per level (27 ms p99 over a
+    /// million rooms for 50 km, docs/benchmarks.md). Cells are 2^-12 of the
+    /// world (about 10 km at the equator): a few for a town's radius, ~300 for 50 km.
+    private var places = Level(bits: RoomIndex.placeBits)
+    static let placeBits = 12
 
     init() {}
 
@@ -60,6 +69,7 @@ struct RoomIndex {
         guard entries[room.id] == nil else { return visit(room.id, atMs: visitedAtMs) }
         entries[room.id] = Entry(room: room, visitedAtMs: visitedAtMs)
         insert(ranked(room, visitedAtMs), zoom: room.zoom.value)
+        places.cells[places.key(of: room.position), default: []].append(ranked(room, 0))
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.
@@ -73,6 +83,11 @@ struct RoomIndex {
     mutating func remove(_ id: RoomID) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
+        let key = places.key(of: entry.room.position)
+        if var cell = places.cells.removeValue(forKey: key) {
+            cell.removeAll { $0.id == id }
+            if !cell.isEmpty { places.cells[key] = cell }
+        }
     }
 
     /// The rooms inside the box (edges included) and zoom range, ordered by id;
@@ -136,24 +151,23 @@ struct RoomIndex {
     }
 
     /// The rooms nearest the query's point that it admits, nearest first (ties:
-    /// the lower id); at most `limit`. Looks at the cells of the boxes around
-    /// the radius only (`NearbyQuery.boxes`), and keeps the best `limit` as it goes.
+    /// the lower id); at most `limit`. Looks at the place cells of the boxes
+    /// around the radius only (`NearbyQuery.boxes`), and keeps the best `limit` as it goes.
     func nearest(_ query: NearbyQuery) -> [NearbyRoom] {
         var best = NearestRooms(limit: query.limit)
         for box in query.boxes {
-            for z in query.zooms.clamped(to: ZoomLevel.range) {
-                forEachCell(of: levels[z], in: box) { cell, whole in
-                    for item in cell {
-                        if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
-                            continue
-                        }
-                        let place = GeoPoint(MercatorPoint(x: item.x, y: item.y)!)
-                        let distance = Geodesy.distance(query.center, place)
-                        guard distance <= query.radiusMetres, best.wouldKeep(distance, item.id) else { continue }
-                        let bearing = Geodesy.bearing(from: query.center, to: place)
-                        guard query.admits(place, distance: distance, bearing: bearing) else { continue }
-                        best.offer(distance: distance, bearing: bearing, id: item.id)
+            forEachCell(of: places, in: box) { cell, whole in
+                for item in cell {
+                    if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
+                        continue
                     }
+                    guard let room = entries[item.id]?.room, query.zooms.contains(room.zoom.value) else { continue }
+                    let place = GeoPoint(room.position)
+                    let distance = Geodesy.distance(query.center, place)
+                    guard distance <= query.radiusMetres, best.wouldKeep(distance, item.id) else { continue }
+                    let bearing = Geodesy.bearing(from: query.center, to: place)
+                    guard query.admits(place, distance: distance, bearing: bearing) else { continue }
+                    best.offer(distance: distance, bearing: bearing, id: item.id)
                 }
             }
         }
@@ -162,9 +176,13 @@ struct RoomIndex {
         }
     }
 
-    /// The cells a nearby query looks at (its cost, like `cellsLookedAt(by:)`).
+    /// The cells a nearby query looks at (its cost, as `cellsLookedAt(by:)` is a region query's).
     func cellsLookedAt(by query: NearbyQuery) -> Int {
-        query.boxes.reduce(0) { $0 + cellsLookedAt(by: RegionQuery(box: $1, zooms: query.zooms, cap: query.limit)) }
+        query.boxes.reduce(0) { total, box in
+            let width = places.cell(box.maxX) - places.cell(box.minX) + 1
+            let height = places.cell(box.maxY) - places.cell(box.minY) + 1
+            return total + min(width * height, places.cells.count)
+        }
     }
 
     private func ranked(_ room: RoomInfo, _ visitedAtMs: Int64) -> Ranked {
