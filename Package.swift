@@ -205,6 +205,7 @@ let package = Package(
                 // The router tests run the gateway over the services' real handlers on in-memory stores.
                 "SessionService", "RoomsService", "MessagingService", "GeoChatTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/GatewayTests"),

@@ -5,13 +5,9 @@ transcripts; errors as problem documents."""
 import json
 import os
 import random
-import re
-import socket
 import subprocess
 import threading
 import time
-import urllib.parse
-import urllib.request
 
 from admin_support import admin_url, api as admin_api, bootstrap_admin, login
 from api_support import EventStream, assert_problem, call, create, say, start
@@ -76,7 +72,7 @@ def test_transcripts_page_from_the_first_message_as_json_and_text(stack):
     a, b = stack["gateways"][:2]
     session = start(a)
     room = create(a, session, *a_place(), topic="transcript")["id"]
-    texts = [f"line {i}" for i in range(1, 6)] + ["two\nlines \x1b[2J"]
+    texts = [f"line {i}" for i in range(1, 6)] + ["two\nlines \x9b2J"]
     for text in texts:
         say(a, session, room, text)
     pages, after = [], 0
@@ -91,7 +87,7 @@ def test_transcripts_page_from_the_first_message_as_json_and_text(stack):
     lines = text.body.decode().splitlines()
     assert len(lines) == 4 and lines[0].endswith(" <" + lines[0].split("<")[1].split(">")[0] + "> line 1")
     rest = call(b, "GET", f"/rooms/{room}/transcript?after=4", headers={"Accept": "text/plain"}).body.decode()
-    assert rest.endswith("> two\n  lines \\u{1B}[2J\n"), rest  # the escape is shown, never sent raw
+    assert rest.endswith("> two\n  lines \\u{9B}2J\n"), rest  # the C1 control is shown escaped, never sent raw
     assert_problem(call(b, "GET", "/rooms/99999999/transcript"), 404, "no_such_chat")
 
 
@@ -264,52 +260,3 @@ def test_api_input_is_checked_and_changes_nothing(stack):
     assert_problem(call(a, "GET", "/no/such/thing"), 404, "unknown_command")
     box = "south=-85&west=-180&north=85&east=180&minZoom=0&maxZoom=17"
     assert call(a, "GET", f"/rooms?{box}").status == 200
-
-
-def test_a_stalled_subscriber_is_cut_off_and_resumes_without_a_gap(stack):
-    """A subscriber that stops reading: its queue fills, the gateway closes its
-    connection (memory stays bounded), and it resumes by its last id, missing nothing."""
-    a = stack["gateways"][0]
-    session = start(a)
-    room = create(a, session, *a_place(), topic="stall")["id"]
-    text = "x" * 480
-    with extra_gateway(stack, "push-stall", GEOCHAT_PUSH_BATCH="1") as gateway:
-        parsed = urllib.parse.urlparse(gateway)
-        reader = socket.socket()
-        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window, then no reading at all
-        reader.connect((parsed.hostname, parsed.port))
-        reader.sendall(f"GET /api/v1/rooms/{room}/events HTTP/1.1\r\nHost: test\r\n\r\n".encode())
-        assert reader.recv(12) == b"HTTP/1.1 200"
-        stalled_before = _stalled(gateway)
-        posted = 0
-        while _stalled(gateway) == stalled_before:
-            assert posted < 4000, "4,000 messages were queued for a reader that does not read, and it was not cut off"
-            threads = [threading.Thread(target=lambda: [say(a, session, room, text) for _ in range(25)])
-                       for _ in range(4)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            posted += 100
-        # What the gateway had written before it closed the connection, then the end.
-        reader.settimeout(20)
-        received = b""
-        try:
-            while chunk := reader.recv(65536):
-                received += chunk
-        except ConnectionResetError:
-            pass
-        reader.close()
-        seen = [int(i) for i in re.findall(rb"\nid: (\d+)\n", received)]
-        assert seen == list(range(1, len(seen) + 1)) and len(seen) < posted, (len(seen), posted)
-        # Resumed on the stack's own gateway from the last id received: the rest, each once, in order.
-        resumed = EventStream(a, room, last_event_id=seen[-1] if seen else 0)
-        rest = resumed.messages(posted - len(seen))
-        resumed.close()
-        assert [m["id"] for m in rest] == list(range(len(seen) + 1, posted + 1))
-
-
-def _stalled(gateway):
-    metrics = urllib.request.urlopen(admin_url(gateway) + "/metrics", timeout=10).read().decode()
-    found = re.search(r"^geochat_push_stalled_total(?:\{[^}]*\})? (\S+)$", metrics, re.M)
-    return float(found.group(1)) if found else 0.0
