@@ -93,8 +93,16 @@ def status_of(driver):
 
 def wait_page(driver, condition, message, timeout=10):
     """Waits for `condition(driver)`; the failure names the page's status line (API errors show there)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def holds():
+        try:
+            return condition(driver)
+        except StaleElementReferenceException:
+            return False  # the page re-rendered what the condition read: look again
+
     try:
-        return wait_until(lambda: condition(driver), timeout=timeout, interval=0.05, message=message)
+        return wait_until(holds, timeout=timeout, interval=0.05, message=message)
     except AssertionError as e:
         raise AssertionError(f"{e}; status line: {status_of(driver)!r}") from None
 
@@ -172,12 +180,15 @@ def live(driver):
 
 
 def participants(driver):
-    return [li.text for li in by_id(driver, "participants").find_elements("tag name", "li")]
+    # Read in one script: the page re-renders the list on every participants event and
+    # presence check, and element handles read one by one can go stale in between.
+    return js(driver, "return Array.from(document.querySelectorAll('#participants li'), (li) => li.innerText)")
 
 
 def messages(driver):
-    return [(m.find_element("class name", "nick").text, m.find_element("class name", "text").text)
-            for m in by_id(driver, "messages").find_elements("class name", "message")]
+    return [tuple(pair) for pair in js(driver, """
+        return Array.from(document.querySelectorAll('#messages .message'),
+                          (m) => [m.querySelector('.nick').innerText, m.querySelector('.text').innerText])""")]
 
 
 WATCH = """
