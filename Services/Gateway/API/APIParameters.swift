@@ -24,7 +24,7 @@ struct APIParameters {
 
     func number(_ name: String) throws(ProtocolError) -> Double? {
         guard let raw = values[Substring(name)] else { return nil }
-        guard Self.isDecimal(raw), let value = Double(raw), value.isFinite else {
+        guard MercatorPoint.isDecimalSpelling(raw), let value = Double(raw), value.isFinite else {
             throw .bad(name, "must be a decimal number")
         }
         return value
@@ -94,12 +94,6 @@ struct APIParameters {
             GeoPoint(latitude: min(max(north, -limit), limit), longitude: east)!.mercator)
     }
 
-    /// Only what a decimal number is spelt with (no `nan`, `inf` or hexadecimal).
-    private static func isDecimal(_ raw: Substring) -> Bool {
-        !raw.isEmpty && raw.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
-        }
-    }
 }
 
 /// Places given in either unit, from a query or a JSON body.

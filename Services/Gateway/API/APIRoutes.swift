@@ -210,9 +210,7 @@ struct APIRoutes: Sendable {
 
     static func nickname(_ raw: String?) throws(ProtocolError) -> Nickname {
         guard let raw else { throw .missing("nick") }
-        guard let nick = Nickname(raw) else {
-            throw ProtocolError(.invalidNick, "a nickname is 1 to 32 ASCII letters, digits or '_', starting with a letter")
-        }
+        guard let nick = Nickname(raw) else { throw .invalidNick }
         return nick
     }
 

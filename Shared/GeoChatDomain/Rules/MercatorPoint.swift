@@ -14,6 +14,14 @@ public struct MercatorPoint: Hashable, Sendable, Codable {
         value.isFinite && value >= 0 && value <= 1
     }
 
+    /// Only what a decimal number is spelt with: digits, `.`, signs and exponents
+    /// (no `nan`, `inf` or hexadecimal floats, which `Double(_:)` would also read).
+    public static func isDecimalSpelling(_ raw: some StringProtocol) -> Bool {
+        !raw.isEmpty && raw.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
+        }
+    }
+
     /// From degrees (contract 2's formulas, `Coordinates`); nil outside the map.
     public init?(longitude: Double, latitude: Double) {
         self.init(x: Coordinates.x(longitude: longitude), y: Coordinates.y(latitude: latitude))

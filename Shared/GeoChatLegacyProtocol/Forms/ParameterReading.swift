@@ -21,10 +21,7 @@ extension FormParameters {
     }
 
     public func nickname(_ name: String) throws(ProtocolError) -> Nickname {
-        guard let nick = Nickname(try required([name])) else {
-            throw ProtocolError(
-                .invalidNick, "a nickname is 1 to 32 ASCII letters, digits or '_', starting with a letter")
-        }
+        guard let nick = Nickname(try required([name])) else { throw .invalidNick }
         return nick
     }
 
@@ -77,8 +74,7 @@ extension FormParameters {
     /// (no `nan`, `inf` or hexadecimal floats).
     public func coordinate(_ names: [String]) throws(ProtocolError) -> Double {
         let raw = try required(names)
-        let decimal = !raw.isEmpty && raw.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45 }
-        guard decimal, let value = Double(raw), MercatorPoint.isValidCoordinate(value) else {
+        guard MercatorPoint.isDecimalSpelling(raw), let value = Double(raw), MercatorPoint.isValidCoordinate(value) else {
             throw .bad(names[0], "must be a decimal number from 0 to 1")
         }
         return value
