@@ -46,5 +46,5 @@ hello_port=$(free_port)
 hello_pid=$!
 wait_http "http://127.0.0.1:$hello_port/hello" 30 || die "hello world did not start"
 
-.venv/bin/python deploy/bench/bench_push.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" \
+.venv/bin/python deploy/bench/bench_push.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
   --command "bash deploy/bench-push.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

@@ -114,6 +114,8 @@ struct Gateway: Sendable {
             group.addTask { await messages.checkHeads() }
             // Long polls and push subscribers whose wait ran out.
             group.addTask { await messages.signals.expireDeadlines() }
+            // Push subscribers that stopped reading.
+            group.addTask { await events.closeStalledWrites() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(30))

@@ -206,7 +206,8 @@ def scenario_push(stack, args, results):
 
 # ---------------------------------------------------------------- many subscribers
 
-async def open_subscribers(url, rooms, count, sources, concurrency=200):
+async def open_subscribers(url, paths, count, sources, concurrency=200):
+    """Opens `count` event streams on `url`, the i-th at paths[i % len(paths)], from the given source addresses."""
     parsed = urllib.parse.urlparse(url)
     streams, failures = [], []
     gate = asyncio.Semaphore(concurrency)
@@ -216,7 +217,7 @@ async def open_subscribers(url, rooms, count, sources, concurrency=200):
             try:
                 reader, writer = await asyncio.open_connection(
                     parsed.hostname, parsed.port, local_addr=(sources[i % len(sources)], 0), limit=4096)
-                writer.write(f"GET /api/v1/rooms/{rooms[i % len(rooms)]}/events HTTP/1.1\r\nHost: bench\r\n"
+                writer.write(f"GET {paths[i % len(paths)]} HTTP/1.1\r\nHost: bench\r\n"
                              "Accept: text/event-stream\r\n\r\n".encode())
                 status = await asyncio.wait_for(reader.readline(), 30)
                 if b" 200 " not in status:
@@ -229,6 +230,21 @@ async def open_subscribers(url, rooms, count, sources, concurrency=200):
 
     await asyncio.gather(*(one(i) for i in range(count)))
     return streams, failures
+
+
+async def reference_streams(hello_url, hello_pid, count, sources):
+    """Hello world's `/events` (a Hummingbird body that only keeps itself alive), as many
+    streams as the gateway gets: its resident memory per stream, the HTTP stack's own share."""
+    before = rss_mb(hello_pid)
+    streams, failures = await open_subscribers(hello_url, ["/events"], count, sources)
+    await asyncio.sleep(10)
+    after = rss_mb(hello_pid)
+    for _, writer in streams:
+        writer.close()
+    await asyncio.sleep(2)
+    return {"subs_hello_opened": len(streams), "subs_hello_failed": len(failures),
+            "subs_hello_rss_before_mb": before, "subs_hello_rss_after_mb": after,
+            "subs_hello_kb_each": (after - before) * 1024 / max(len(streams), 1)}
 
 
 async def drain_until(streams, marker, timeout):
@@ -247,7 +263,7 @@ async def drain_until(streams, marker, timeout):
     return time.perf_counter() - began, sum(1 for d in done if d is True)
 
 
-def scenario_subscribers(stack, args, results):
+def scenario_subscribers(stack, hello_url, hello_pid, args, results):
     gateway = stack.gateways[-1]
     pid = stack.pid(f"gateway-{len(stack.gateways)}")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -262,9 +278,12 @@ def scenario_subscribers(stack, args, results):
     sources = [f"127.0.0.{n}" for n in range(2, 2 + args.sources)]
 
     async def run():
+        # The reference first, then closed: the load generator cannot hold both sets of connections at once.
+        reference = await reference_streams(hello_url, hello_pid, count, sources) if hello_pid else {}
         rss_before = rss_mb(pid)
         began = time.perf_counter()
-        streams, failures = await open_subscribers(gateway, rooms, count, sources)
+        streams, failures = await open_subscribers(
+            gateway, [f"/api/v1/rooms/{room}/events" for room in rooms], count, sources)
         opened_s = time.perf_counter() - began
         # Each stream's first events (retry, participants) arrive at once; let everything settle.
         await asyncio.sleep(10)
@@ -285,7 +304,7 @@ def scenario_subscribers(stack, args, results):
             "subs_rss_before_mb": rss_before, "subs_rss_after_mb": rss_after,
             "subs_kb_each": (rss_after - rss_before) * 1024 / max(len(streams), 1),
             "subs_idle_cores": idle_cores, "subs_fanout_s": fanout_s, "subs_fanout_reached": reached,
-            "subs_failures_sample": failures[:3]}
+            "subs_failures_sample": failures[:3], **reference}
 
     results.update(asyncio.run(run()))
     log(f"subscribers: {results['subs_opened']} open ({results['subs_failed']} failed), "
@@ -328,7 +347,8 @@ def report(results, meta):
         rows.append(("100,000 push subscribers on one gateway, ≤ 20 KB each",
                      f"{f('subs_opened')} subscribers held (asked {f('subs_asked')}; the file limit here is "
                      f"{f('subs_fd_limit_gateway')} per process, hard), {f('subs_kb_each')} KB each "
-                     f"(gateway RSS {f('subs_rss_before_mb')} → {f('subs_rss_after_mb')} MB)",
+                     f"(gateway RSS {f('subs_rss_before_mb')} → {f('subs_rss_after_mb')} MB); hello world's "
+                     f"`/events`, {f('subs_hello_opened')} streams: {f('subs_hello_kb_each')} KB each",
                      ("met" if results["subs_kb_each"] <= 20 else "missed") if full else
                      ("per-subscriber memory met; 100,000 not reachable here" if results["subs_kb_each"] <= 20 else "missed")))
         rows.append(("idle subscribers cost no CPU",
@@ -360,6 +380,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--stack-env", required=True)
     parser.add_argument("--hello-url", required=True)
+    parser.add_argument("--hello-pid", type=int, default=0, help="hello world's process: its memory per reference stream")
     parser.add_argument("--only", default="push,subscribers,nearby")
     parser.add_argument("--rooms", type=int, default=1_000_000)
     parser.add_argument("--radii", default="2000,50000")
@@ -389,7 +410,7 @@ def main():
         try:
             {"nearby": lambda: scenario_nearby(stack, args.hello_url, args, results),
              "push": lambda: scenario_push(stack, args, results),
-             "subscribers": lambda: scenario_subscribers(stack, args, results)}[name]()
+             "subscribers": lambda: scenario_subscribers(stack, args.hello_url, args.hello_pid, args, results)}[name]()
         except Exception as error:  # one failed scenario leaves the others' figures
             log(f"scenario {name} FAILED: {error!r}")
             results[f"{name}_failed_sample"] = repr(error)

@@ -144,20 +144,55 @@ struct APIRoutes: Sendable {
             }
         }
         api.get("rooms/:room/events") { request, context in
-            await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
-                let room = try Self.room(context)
-                let parameters = try APIParameters(request)
-                let resumeFrom = try RoomEventStream.resumePoint(request, parameters)
-                _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
-                return try events.open(
-                    room: room, after: resumeFrom, address: context.clientAddress(request, settings.clientAddresses),
-                    connection: context.channel)
-            }
+            if let response = openStreamAtOnce(request, context) { return response }
+            return await openStream(request, context).value
         }
         // Anything else under the API is a problem document too, not the router's plain 404.
         api.on("**", method: .get) { request, context in
             Problem(ProtocolError(.unknownCommand, "no such resource: \(request.uri.path)")).response(status: 404)
         }
+    }
+
+    // A stream's connection task keeps the stack its deepest call took for as
+    // long as the stream is open (RoomEventStream, "Memory"). So opening one
+    // awaits nothing when it can, and what it must await runs in a task of its
+    // own. Neither function is async, nor inlined into the route, so that the
+    // request and its context are copied on the thread's stack.
+
+    /// Opens a push stream on a room this gateway's index holds, or answers
+    /// why not; nil for a room the index does not hold (`openStream` then).
+    @inline(never)
+    private func openStreamAtOnce(_ request: Request, _ context: GatewayRequestContext) -> Response? {
+        let started = ContinuousClock.now
+        do throws(ProtocolError) {
+            let room = try Self.room(context)
+            let after = try RoomEventStream.resumePoint(request, try APIParameters(request))
+            guard actions.rooms.room(room) != nil else { return nil }
+            return answer("api_events", request, started, .success(try stream(room, after, request, context)))
+        } catch {
+            return answer("api_events", request, started, .failure(error))
+        }
+    }
+
+    /// Opens a push stream on a room the rooms service is asked about, in a task of its own.
+    @inline(never)
+    private func openStream(_ request: Request, _ context: GatewayRequestContext) -> Task<Response, Never> {
+        Task {
+            await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
+                let room = try Self.room(context)
+                let after = try RoomEventStream.resumePoint(request, try APIParameters(request))
+                _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
+                return try stream(room, after, request, context)
+            }
+        }
+    }
+
+    private func stream(
+        _ room: RoomID, _ after: MessageID, _ request: Request, _ context: GatewayRequestContext
+    ) throws(ProtocolError) -> Response {
+        try events.open(
+            room: room, after: after, address: context.clientAddress(request, settings.clientAddresses),
+            connection: context.channel)
     }
 
     // MARK: The parts every operation shares
@@ -168,10 +203,21 @@ struct APIRoutes: Sendable {
     ) async -> Response {
         let started = ContinuousClock.now
         do throws(ProtocolError) {
-            let response = try await body()
+            return answer(name, request, started, .success(try await body()))
+        } catch {
+            return answer(name, request, started, .failure(error))
+        }
+    }
+
+    /// An operation's answer, counted: the response, or the error's problem document.
+    private func answer(
+        _ name: String, _ request: Request, _ started: ContinuousClock.Instant, _ outcome: Result<Response, ProtocolError>
+    ) -> Response {
+        switch outcome {
+        case .success(let response):
             RequestMetrics.record(name, since: started)
             return response
-        } catch {
+        case .failure(let error):
             RequestMetrics.record(name, since: started, error: error)
             if error.code == .unavailable {
                 logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])

@@ -15,12 +15,22 @@ import Synchronization
 /// `Last-Event-ID` (which browsers send on reconnecting) or `?after=`, on this
 /// gateway or any other: ids are the room's message ids, the same everywhere.
 ///
-/// Memory per subscriber is bounded: what it has not yet written waits in a
-/// queue of `queueDepth` batches of at most `push.batch` messages (behind the
-/// connection's own write buffer, which backpressure bounds); a subscriber
-/// that lets the queue fill (a stalled connection) has its connection closed,
-/// and resumes by its last id when it comes back. At most
-/// `push.maxSubscribers` streams and long polls wait per gateway.
+/// A stream is its connection's response body and reads the shared timeline
+/// only when the connection has taken its last write: a subscriber holds no
+/// queue, at most one write of `push.batch` messages plus what the connection
+/// buffers (NIO holds the writer above its high watermark). A write the
+/// connection has not taken for `push.writeTimeout` (the subscriber stopped
+/// reading) gets its connection closed by one sweep (`PendingWrites`), and the
+/// client resumes by its last id. At most `push.maxSubscribers` streams and
+/// long polls wait per gateway.
+///
+/// Memory: a Swift task's stack never gives back what its deepest call took,
+/// and a stream's connection task lives as long as the stream. So that task
+/// only waits (for news, or for the connection to take a write); what goes
+/// deeper, the read and the encoding (`next`), and the checks before the
+/// stream opens (`APIRoutes`), run in short tasks of their own. An open
+/// stream then costs about what a bare Hummingbird stream does
+/// (`deploy/bench-push.sh` measures both; docs/benchmarks.md).
 final class RoomEventStream: Sendable {
     private let actions: ChatActions
     private let participants: ParticipantLists
@@ -28,9 +38,7 @@ final class RoomEventStream: Sendable {
     private let limiter: RateLimiter
     private let logger: Logger
     private let open = Atomic<Int>(0)
-
-    /// Batches a subscriber may have waiting to be written.
-    static let queueDepth = 8
+    let pendingWrites = PendingWrites()
 
     init(actions: ChatActions, participants: ParticipantLists, settings: PushSettings, limiter: RateLimiter, logger: Logger) {
         self.actions = actions
@@ -54,6 +62,14 @@ final class RoomEventStream: Sendable {
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
+    /// A subscriber's place under `push.maxSubscribers`, given back when its
+    /// response is done with: written to the end, cut off, or never written.
+    private final class Place: Sendable {
+        let stream: RoomEventStream
+        init(_ stream: RoomEventStream) { self.stream = stream }
+        deinit { stream.open.subtract(1, ordering: .relaxed) }
+    }
+
     /// The stream's response for a room that exists, or the error to answer
     /// instead (too many subscribers).
     func open(room: RoomID, after: MessageID, address: String, connection: any Channel) throws(ProtocolError) -> Response {
@@ -62,105 +78,170 @@ final class RoomEventStream: Sendable {
             open.subtract(1, ordering: .relaxed)
             throw ProtocolError(.unavailable, "this gateway has its most push subscribers; try again or another gateway")
         }
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(Self.queueDepth))
-        let feed = Task { [self] in
-            let outcome = await self.feed(room: room, after: after, address: address, into: continuation)
-            continuation.finish()
-            if outcome == .stalled {
-                // What is queued would wait for a reader that does not read: close the connection,
-                // dropping it; the client resumes by its last id.
-                Self.stalled.increment()
-                logger.info("push subscriber stalled; connection closed", metadata: ["room": "\(room)"])
-                connection.close(promise: nil)
-            }
-        }
-        continuation.onTermination = { [self] _ in
-            feed.cancel()
-            self.open.subtract(1, ordering: .relaxed)
-        }
+        let place = Place(self)
+        let start = Position(room: room, address: address, last: after)
         return Response(
             status: .ok,
             headers: [
                 .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
                 HTTPField.Name("X-Accel-Buffering")!: "no",
             ],
-            body: .init(asyncSequence: stream))
+            body: ResponseBody { [self] writer in
+                defer { withExtendedLifetime(place) {} }
+                try await run(from: start, connection: connection, writing: &writer)
+            })
     }
 
-    private enum Delivery { case queued, ended }
+    /// Where a subscriber stands; what `next` reads from and moves on.
+    struct Position: Sendable {
+        let room: RoomID
+        let address: String
+        var last: MessageID
+        var first = true
+        var participantsDue = true
+    }
 
-    /// How a feed ended: the subscriber went (or the room, or the server), or it stalled.
-    private enum Outcome { case ended, stalled }
+    /// What a subscriber does next.
+    enum Step: Sendable {
+        /// Write this, then ask again.
+        case write(ByteBuffer)
+        /// Nothing new: wait on this ticket, then ask again; a keep-alive
+        /// comment if it ran out without news.
+        case wait(RoomSignals.Ticket, keepAlive: Bool)
+        /// Write this (the room is gone, or an error), then end the response.
+        case finish(ByteBuffer)
+    }
+
+    /// The connection task's part: waits and writes, nothing deeper. One
+    /// write and one wait of each kind, so that its frame stays small.
+    private func run(from start: Position, connection: any Channel, writing writer: inout any ResponseBodyWriter) async throws {
+        var position = start
+        var pending: ByteBuffer? = Self.retry
+        var finished = false
+        while true {
+            if let buffer = pending {
+                pending = nil
+                try await write(buffer, connection, &writer)
+            }
+            if finished || Task.isCancelled { break }
+            let (step, moved) = await nextInItsOwnTask(position)
+            position = moved
+            switch step {
+            case .write(let buffer):
+                pending = buffer
+            case .wait(let ticket, let keepAlive):
+                let news = await waitForNews(ticket)
+                if news.contains(.members) { position.participantsDue = true }
+                if news.isEmpty && keepAlive { pending = Self.keepAlive }
+            case .finish(let buffer):
+                pending = buffer
+                finished = true
+            }
+        }
+        try await writer.finish(nil)
+    }
+
+    /// Browsers reconnect after this many milliseconds, with Last-Event-ID.
+    private static let retry = ByteBuffer(string: "retry: 2000\n\n")
+    /// Keeps proxies from closing a quiet stream, and finds clients that vanished.
+    private static let keepAlive = ByteBuffer(string: ": keep-alive\n\n")
+
+    /// Not inlined into `run`, whose frame each open stream keeps (see "Memory").
+    @inline(never)
+    private func waitForNews(_ ticket: RoomSignals.Ticket) async -> RoomSignals.News {
+        await actions.messages.signals.wait(ticket)
+    }
+
+    /// Writes `buffer`, watched by `pendingWrites`; throws once the connection
+    /// is gone, or was cut off because it stopped taking writes.
+    private func write(_ buffer: ByteBuffer, _ connection: any Channel, _ writer: inout any ResponseBodyWriter) async throws {
+        let watch = pendingWrites.begin(connection)
+        do {
+            try await writer.write(buffer)
+        } catch {
+            try ended(watch, error)
+        }
+        try ended(watch, nil)
+    }
+
+    /// A watched write ended (with `error`, if it failed): throws if the stream must end.
+    @inline(never)
+    private func ended(_ watch: PendingWrites.Watch, _ error: (any Error)?) throws {
+        guard pendingWrites.end(watch) else {
+            Self.stalled.increment()
+            logger.info("push subscriber stalled; connection closed", metadata: ["write timeout": "\(settings.writeTimeout)"])
+            throw ChannelError.ioOnClosedChannel
+        }
+        if let error { throw error }
+    }
+
+    /// `next` in a short task: its reads and encoding go deeper than the
+    /// connection task should (see "Memory" above). Resumed by the task rather
+    /// than awaiting its value, which takes more of the waiting task's stack.
+    @inline(never)
+    private func nextInItsOwnTask(_ position: Position) async -> (Step, Position) {
+        await withCheckedContinuation { continuation in
+            Task { continuation.resume(returning: await next(position)) }
+        }
+    }
 
     static let stalled = Counter(label: MetricNames.pushStalled)
 
-    /// Writes the room's news into the subscriber's queue until the subscriber
-    /// goes, the queue overflows, or the room does.
-    private func feed(
-        room: RoomID, after: MessageID, address: String, into queue: AsyncStream<ByteBuffer>.Continuation
-    ) async -> Outcome {
-        var outcome = Outcome.ended
-        func send(_ text: String) -> Delivery {
-            switch queue.yield(ByteBuffer(string: text)) {
-            case .enqueued: return .queued
-            case .dropped:
-                outcome = .stalled
-                return .ended
-            case .terminated: return .ended
-            @unknown default: return .ended
+    /// Closes the connections of subscribers whose write has waited longer
+    /// than `push.writeTimeout` (every second until cancelled).
+    func closeStalledWrites(every interval: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            pendingWrites.closeStalled(after: settings.writeTimeout)
+        }
+    }
+
+    /// The subscriber's next step from where it stands: the participants when
+    /// due, else the messages after its last id, or a ticket to wait on. The
+    /// ticket is taken before the read, so news between the two is not lost.
+    func next(_ start: Position) async -> (Step, Position) {
+        var position = start
+        if position.participantsDue {
+            position.participantsDue = false
+            if let nicks = await participants.current(position.room, actions: actions) {
+                let event = Self.event(
+                    "participants", data: APIJSON.text(APIModels.Participants(room: position.room, participants: nicks)))
+                return (.write(ByteBuffer(string: event)), position)
             }
         }
         let signals = actions.messages.signals
-        let admitCostlyRead: ChatActions.AdmitCostlyRead = { [limiter] (read) throws(ProtocolError) in
-            if let refusal = limiter.admitCostlyRead(read, address: address) {
-                throw ProtocolError(.rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
+        let deadline = settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400)
+        let ticket = signals.register(position.room, until: deadline)
+        let found: [ChatMessage]
+        do throws(ProtocolError) {
+            let address = position.address, limiter = limiter
+            found = try await actions.poll(
+                room: position.room, past: position.last, limit: settings.batch,
+                // The first read is the one the route admitted; catching up after it costs history tokens.
+                admitCostlyRead: position.first
+                    ? { _ in }
+                    : { (read) throws(ProtocolError) in
+                        if let refusal = limiter.admitCostlyRead(read, address: address) {
+                            throw ProtocolError(
+                                .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
+                        }
+                    })
+        } catch {
+            signals.cancel(ticket)
+            if error.code == .unavailable {
+                // The room's owner is away: ask again in a second, or at news.
+                return (.wait(signals.register(position.room, until: .now + .seconds(1)), keepAlive: false), position)
             }
+            // The room is gone, or the subscriber reads history too fast: say why, then end.
+            let event = Self.event(error.code == .noSuchChat ? "gone" : "error", data: APIJSON.text(Problem(error)))
+            return (.finish(ByteBuffer(string: event)), position)
         }
-        // Browsers reconnect after this many milliseconds, with Last-Event-ID.
-        guard send("retry: 2000\n\n") == .queued else { return outcome }
-        var last = after
-        var first = true
-        var participantsDue = true
-        while !Task.isCancelled {
-            let deadline = settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400)
-            let ticket = signals.register(room, until: deadline)
-            let found: [ChatMessage]
-            do throws(ProtocolError) {
-                found = try await actions.poll(
-                    room: room, past: last, limit: settings.batch, admitCostlyRead: first ? { _ in } : admitCostlyRead)
-            } catch {
-                signals.cancel(ticket)
-                if error.code == .unavailable {
-                    try? await Task.sleep(for: .seconds(1))
-                    continue
-                }
-                // The room is gone, or the subscriber reads history too fast: say why, then end.
-                _ = send(Self.event(error.code == .noSuchChat ? "gone" : "error", data: APIJSON.text(Problem(error))))
-                return outcome
-            }
-            first = false
-            if participantsDue {
-                participantsDue = false
-                if let nicks = await participants.current(room, actions: actions) {
-                    guard send(Self.event("participants", data: APIJSON.text(APIModels.Participants(room: room, participants: nicks)))) == .queued
-                    else { signals.cancel(ticket); return outcome }
-                }
-            }
-            if let newest = found.last {
-                signals.cancel(ticket)
-                let events = found.map { Self.event("message", id: $0.id, data: APIJSON.text(APIModels.Message($0))) }
-                guard send(events.joined()) == .queued else { return outcome }
-                last = newest.id
-                continue
-            }
-            let news = await signals.wait(ticket)
-            if news.contains(.members) { participantsDue = true }
-            if news.isEmpty && !Task.isCancelled {
-                guard send(": keep-alive\n\n") == .queued else { return outcome }
-            }
-        }
-        return outcome
+        position.first = false
+        guard let newest = found.last else { return (.wait(ticket, keepAlive: true), position) }
+        signals.cancel(ticket)
+        position.last = newest.id
+        let events = found.map { Self.event("message", id: $0.id, data: APIJSON.text(APIModels.Message($0))) }
+        return (.write(ByteBuffer(string: events.joined())), position)
     }
 
     /// One event in the `text/event-stream` format; `data` is one line of JSON.
