@@ -9,7 +9,8 @@ PostgreSQL, what the protocol promises:
   duplicated);
 - every acknowledged message becomes visible through every live gateway (one
   watcher per gateway follows some rooms through that gateway alone), with the
-  delay from the acknowledgement reported as p50/p99/max;
+  delay reported as p50/p99/max: from the acknowledgement, or from the return
+  of that gateway or of the broker if it was down meanwhile (`visibility`);
 - the load is not simply refused: acknowledged posts per second during the
   fault window reach a floor (`--ack-floor`, default a quarter of the rate
   acknowledged before the first fault; the issue's target is a half);
@@ -307,15 +308,23 @@ def schedule(stack, short):
 def visibility(acked, watchers, faults, t0=0.0):
     """Acknowledged → visible through every live gateway, for the says into the
     watched rooms: per say, the latest of the gateways' first sightings, each
-    counted from the acknowledgement or, for a gateway that was down at some
-    point between the acknowledgement and the sighting, from when it answered
-    again. A message one gateway never showed is counted apart."""
+    counted from the acknowledgement or, when that gateway or the broker was
+    down at some point between the acknowledgement and the sighting, from when
+    it answered again: a message reaches another gateway only across the
+    broker (its event, or the head check that finds it), and this broker
+    forgets the events it held when it restarts. `max_from_ack_ms` is the same
+    figure counted from the acknowledgement alone. A message one gateway never
+    showed is counted apart."""
     down = {}
     for f in faults.results:
+        outage = (f["stopped"], f["answered"] or float("inf"))
         if f["target"].startswith("gateway-"):
-            down.setdefault(int(f["target"].split("-")[1]) - 1, []).append((f["stopped"], f["answered"] or float("inf")))
+            down.setdefault(int(f["target"].split("-")[1]) - 1, []).append(outage)
+        elif f["target"] == "kafka":
+            for w in watchers:
+                down.setdefault(w.gateway_index, []).append(outage)
     watched = {r for w in watchers for r in w.rooms}
-    delays, never, slowest = [], [], []
+    delays, never, slowest, from_ack = [], [], [], []
     for s in acked:
         room, msg_id, answered = s[1], s[7], s[10]
         if room not in watched:
@@ -334,6 +343,7 @@ def visibility(acked, watchers, faults, t0=0.0):
             worst = max(worst, seen - start)
         if worst is not None:
             delays.append(worst)
+            from_ack.append(max(w.first_seen[(room, msg_id)] for w in watchers) - answered)
             slowest.append((round(worst, 3), room, msg_id, round(answered - t0, 3),
                             [round(w.first_seen[(room, msg_id)] - answered, 3) for w in watchers]))
 
@@ -341,6 +351,7 @@ def visibility(acked, watchers, faults, t0=0.0):
         return round(percentile(delays, p) * 1000, 1) if delays else None
     slowest.sort(reverse=True)
     return {"measured": len(delays), "p50_ms": ms(50), "p99_ms": ms(99), "max_ms": ms(100),
+            "max_from_ack_ms": round(max(from_ack) * 1000, 1) if from_ack else None,
             "never_visible": len(never), "never_visible_samples": never[:5],
             # (delay s, room, id, acknowledged at s since the load began, seen through each gateway s after)
             "slowest_samples": slowest[:8]}

@@ -176,8 +176,7 @@ final class RoomEventStream: Sendable {
     }
 
     /// `next` in a short task: its reads and encoding go deeper than the
-    /// connection task should (see "Memory" above). Resumed by the task rather
-    /// than awaiting its value, which takes more of the waiting task's stack.
+    /// connection task should (see "Memory" above).
     @inline(never)
     private func nextInItsOwnTask(_ position: Position) async -> (Step, Position) {
         await withCheckedContinuation { continuation in
