@@ -10,14 +10,19 @@ import Testing
 
 /// Push streams, written through a stand-in for the connection's body writer.
 extension GatewayRouterTests {
+    private func sessionAndRoom(topic: String) async throws -> (SessionInfo, RoomID) {
+        let session = try await gateway.actions.start(nick: Nickname("Lydia")!)
+        let room = try await gateway.actions.create(
+            session: session.id, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(10)!, topic: topic
+        ).id
+        return (session, room)
+    }
+
     /// A subscriber that reads gets the stream's preamble, the participants and
     /// every message in id order; cancelling its task (shutdown) ends the body.
     @Test func aReadingSubscriberGetsEveryMessageInOrder() async throws {
         let actions = gateway.actions
-        let session = try await actions.start(nick: Nickname("Lydia")!)
-        let room = try await actions.create(
-            session: session.id, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(10)!, topic: "reading"
-        ).id
+        let (session, room) = try await sessionAndRoom(topic: "reading")
         let first = try await actions.say(session: session.id, room: room, text: "before").id
         let written = Written()
         let events = gateway.events
@@ -48,11 +53,7 @@ extension GatewayRouterTests {
     /// sweep closes its connection once that write is older than the write
     /// timeout (the client resumes by its last id), and its place is given back.
     @Test func aStalledSubscribersConnectionIsClosed() async throws {
-        let actions = gateway.actions
-        let session = try await actions.start(nick: Nickname("Lydia")!)
-        let room = try await actions.create(
-            session: session.id, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(10)!, topic: "stall"
-        ).id
+        let (_, room) = try await sessionAndRoom(topic: "stall")
         let events = gateway.events
         let connection = NIOAsyncTestingChannel()
         try await connection.connect(to: .init(ipAddress: "127.0.0.1", port: 1)).get()
