@@ -78,11 +78,16 @@ struct PushSettings: Sendable {
     var writeTimeout: Duration
     /// Messages one push write carries at most (what one subscriber holds at once).
     var batch: Int
+    /// The kernel's send buffer of a push connection, in bytes (0: the
+    /// kernel's own sizing, which grows to `net.ipv4.tcp_wmem`'s maximum, 4 MB
+    /// by default, for a subscriber that stopped reading).
+    var sendBufferBytes: Int
 
     init(_ configuration: Configuration) throws {
         maxSubscribers = max(try configuration.int("push.max.subscribers", default: 100_000), 0)
         keepAlive = .seconds(max(try configuration.int("push.keepalive.s", default: 30), 0))
         writeTimeout = .seconds(max(try configuration.int("push.write.timeout.s", default: 10), 1))
         batch = min(max(try configuration.int("push.batch", default: 50), 1), Limits.maxMessageLimit)
+        sendBufferBytes = min(max(try configuration.int("push.send.buffer.bytes", default: 65_536), 0), Int(Int32.max))
     }
 }

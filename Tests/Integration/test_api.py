@@ -5,9 +5,13 @@ transcripts; errors as problem documents."""
 import json
 import os
 import random
+import re
+import socket
 import subprocess
 import threading
 import time
+import urllib.parse
+import urllib.request
 
 from admin_support import admin_url, api as admin_api, bootstrap_admin, login
 from api_support import EventStream, assert_problem, call, create, say, start
@@ -260,3 +264,56 @@ def test_api_input_is_checked_and_changes_nothing(stack):
     assert_problem(call(a, "GET", "/no/such/thing"), 404, "unknown_command")
     box = "south=-85&west=-180&north=85&east=180&minZoom=0&maxZoom=17"
     assert call(a, "GET", f"/rooms?{box}").status == 200
+
+
+def test_a_subscriber_that_stops_reading_is_cut_off_and_resumes_without_a_gap(stack):
+    """A client that opens a stream and stops reading, with a small receive window, fills its
+    connection: the kernel's send buffer (GEOCHAT_PUSH_SEND_BUFFER_BYTES, 64 KiB) and NIO's. The
+    gateway's next write then waits, and once it has waited longer than GEOCHAT_PUSH_WRITE_TIMEOUT_S
+    the gateway closes the connection and counts it (about 300 messages of 480 characters here).
+    Resuming by the last id the client read gets every later message once, in order."""
+    a = stack["gateways"][0]
+    session = start(a)
+    room = create(a, session, *a_place(), topic="stall")["id"]
+    with extra_gateway(stack, "push-stall", GEOCHAT_PUSH_WRITE_TIMEOUT_S="1") as gateway:
+        url = urllib.parse.urlparse(gateway)
+        reader = socket.socket()
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: the window stays small
+        reader.connect((url.hostname, url.port))
+        reader.sendall(f"GET /api/v1/rooms/{room}/events HTTP/1.1\r\nHost: stall\r\n\r\n".encode())
+        assert b" 200 " in reader.recv(200), "the stream opened"
+        # From here on the client reads nothing. Messages of 480 characters, until the gateway gives up.
+        padding = "x" * 480
+        said = []
+        while _stalled(gateway) == 0 and len(said) < 2000:
+            for _ in range(25):
+                said.append(say(a, session, room, f"{len(said):04d} {padding}")["id"])
+        wait_until(lambda: _stalled(gateway) >= 1, timeout=15, interval=0.3,
+                   message="the gateway cuts off a subscriber that stopped reading")
+        # The client now finds what was sent before the cut, then the end of the connection.
+        received = b""
+        reader.settimeout(10)
+        while chunk := _recv(reader):
+            received += chunk
+        reader.close()
+        # Whole events only: the cut may fall inside one.
+        ids = [int(n) for n in re.findall(r"\nid: (\d+)\ndata: [^\n]*\n\n", received.decode("utf-8", "replace"))]
+        assert ids and ids == said[:len(ids)] and len(ids) < len(said), (len(ids), len(said))
+        resumed = EventStream(gateway, room, last_event_id=ids[-1])
+        rest = [m["id"] for m in resumed.messages(len(said) - len(ids))]
+        resumed.close()
+        assert rest == said[len(ids):]
+
+
+def _stalled(gateway):
+    for line in urllib.request.urlopen(admin_url(gateway) + "/metrics", timeout=10).read().decode().splitlines():
+        if line.startswith("geochat_push_stalled_total"):
+            return float(line.split()[-1])
+    return 0
+
+
+def _recv(sock):
+    try:
+        return sock.recv(65536)
+    except (ConnectionResetError, socket.timeout):
+        return b""

@@ -18,7 +18,8 @@ import Synchronization
 /// A stream is its connection's response body and reads the shared timeline
 /// only when the connection has taken its last write: a subscriber holds no
 /// queue, at most one write of `push.batch` messages plus what the connection
-/// buffers (NIO holds the writer above its high watermark). A write the
+/// buffers: NIO's buffer (the writer waits above its high watermark) and the
+/// kernel's, fixed at `push.sendBufferBytes`. A write the
 /// connection has not taken for `push.writeTimeout` (the subscriber stopped
 /// reading) gets its connection closed by one sweep (`PendingWrites`), and the
 /// client resumes by its last id. At most `push.maxSubscribers` streams and
@@ -79,6 +80,12 @@ final class RoomEventStream: Sendable {
             throw ProtocolError(.unavailable, "this gateway has its most push subscribers; try again or another gateway")
         }
         let place = Place(self)
+        if settings.sendBufferBytes > 0 {
+            // A fixed kernel buffer: a subscriber that stops reading holds at most this much there,
+            // and its stall shows (PendingWrites) once this and NIO's buffer are full.
+            connection.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.sendBufferBytes))
+                .whenFailure { [logger] error in logger.debug("push send buffer not set", metadata: ["error": "\(error)"]) }
+        }
         let start = Position(room: room, address: address, last: after)
         return Response(
             status: .ok,
