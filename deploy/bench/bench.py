@@ -964,13 +964,18 @@ def write_doc(table, lines, plans, meta):
     if "<!-- bench-targets:begin" in text and meta.get("targets"):
         verdicts = "\n".join(["<!-- bench-targets:begin (written by deploy/bench.sh; edit outside these markers) -->",
                               *meta["targets"], "<!-- bench-targets:end -->"])
-        text = re.sub(r"<!-- bench-targets:begin.*?<!-- bench-targets:end -->", lambda _: verdicts, text, flags=re.S)
-    if "<!-- bench:begin" in text:
-        text = re.sub(r"<!-- bench:begin.*?<!-- bench:end -->", lambda _: generated, text, flags=re.S)
-    else:
-        text = text.rstrip() + "\n\n" + generated + "\n"
+        text = replace_marked(text, "bench-targets", verdicts)
     with open(path, "w") as f:
-        f.write(text)
+        f.write(replace_marked(text, "bench", generated))
+
+
+def replace_marked(text, name, block, heading=""):
+    """`text` with what stands between `<!-- NAME:begin` and `<!-- NAME:end -->` replaced by `block`
+    (which carries both markers), or with `block` appended under `heading` when the markers are not there."""
+    if f"<!-- {name}:begin" in text:
+        return re.sub(rf"<!-- {re.escape(name)}:begin.*?<!-- {re.escape(name)}:end -->", lambda _: block, text,
+                      flags=re.S)
+    return text.rstrip() + "\n\n" + heading + block + "\n"
 
 
 def machine_facts():

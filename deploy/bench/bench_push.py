@@ -32,7 +32,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from bench import (ROOT, BULK_SQL_TIMEOUT_S, ensure_million_rooms, load_facts, log, machine_facts,  # noqa: E402
-                   restart_gateways_timed, rss_mb)
+                   replace_marked, restart_gateways_timed, rss_mb)
 from geochat_support.stack import Stack  # noqa: E402
 from geochat_support.stats import percentile  # noqa: E402
 
@@ -367,11 +367,8 @@ def write_doc(table, lines):
     path = os.path.join(ROOT, "docs", "benchmarks.md")
     generated = "\n".join(["<!-- bench-push:begin (written by deploy/bench-push.sh; edit outside these markers) -->",
                            *table, "", "```", *lines, "```", "<!-- bench-push:end -->"])
-    text = open(path).read()
-    if "<!-- bench-push:begin" in text:
-        text = re.sub(r"<!-- bench-push:begin.*?<!-- bench-push:end -->", lambda _: generated, text, flags=re.S)
-    else:
-        text = text.rstrip() + "\n\n## The JSON API, push and nearby search (issue 15)\n\n" + generated + "\n"
+    text = replace_marked(open(path).read(), "bench-push", generated,
+                          heading="## The JSON API, push and nearby search (issue 15)\n\n")
     with open(path, "w") as f:
         f.write(text)
 
