@@ -49,6 +49,33 @@ extension GatewayRouterTests {
         #expect(events.subscribers == 0, "its place is given back")
     }
 
+    /// A subscriber whose client goes away while the stream waits for news
+    /// ends at once, not at its next keep-alive, and its place is given back.
+    @Test func aWaitingSubscriberWhoseConnectionClosesEndsAtOnce() async throws {
+        let (_, room) = try await sessionAndRoom(topic: "gone")
+        let events = gateway.events
+        let signals = gateway.actions.messages.signals
+        let connection = NIOAsyncTestingChannel()
+        try await connection.connect(to: .init(ipAddress: "127.0.0.1", port: 1)).get()
+        let waitingBefore = signals.waiting
+        let written = Written()
+        let stream = Task {
+            let response = try events.open(room: room, after: 0, address: "test", connection: connection)
+            try await response.body.write(RecordingWriter(written: written))
+        }
+        for _ in 0..<500 where signals.waiting == waitingBefore { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(signals.waiting == waitingBefore + 1, "the stream waits for news")
+        #expect(events.subscribers == 1)
+        try await connection.close()
+        // Well within the keep-alive (30 s), which would otherwise be the first write to fail.
+        for _ in 0..<200 where events.subscribers > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(events.subscribers == 0, "woken by the close, the stream ended and gave its place back")
+        #expect(signals.waiting == waitingBefore, "its ticket is given back")
+        stream.cancel()  // ends it here if the close did not
+        await #expect(throws: ChannelError.self) { try await stream.value }
+        #expect(!written.finished)
+    }
+
     /// A subscriber whose connection takes nothing holds one waiting write; the
     /// sweep closes its connection once that write is older than the write
     /// timeout (the client resumes by its last id), and its place is given back.

@@ -65,10 +65,35 @@ final class RoomEventStream: Sendable {
 
     /// A subscriber's place under `push.maxSubscribers`, given back when its
     /// response is done with: written to the end, cut off, or never written.
+    /// It knows the ticket its stream waits on, so that a connection that
+    /// closes wakes the stream at once rather than at its next keep-alive.
     private final class Place: Sendable {
         let stream: RoomEventStream
+        private let waiting = Mutex<(ticket: RoomSignals.Ticket?, closed: Bool)>((nil, false))
+
         init(_ stream: RoomEventStream) { self.stream = stream }
         deinit { stream.open.subtract(1, ordering: .relaxed) }
+
+        /// Notes the ticket the stream is about to wait on; false (and the
+        /// ticket given back) if the connection has closed.
+        func willWait(on ticket: RoomSignals.Ticket) -> Bool {
+            let open = waiting.withLock { waiting in
+                waiting.ticket = ticket
+                return !waiting.closed
+            }
+            if !open { stream.actions.messages.signals.cancel(ticket) }
+            return open
+        }
+
+        var connectionClosed: Bool { waiting.withLock { $0.closed } }
+
+        func closeConnection() {
+            let ticket = waiting.withLock { waiting in
+                waiting.closed = true
+                return waiting.ticket
+            }
+            if let ticket { stream.actions.messages.signals.cancel(ticket) }
+        }
     }
 
     /// The stream's response for a room that exists, or the error to answer
@@ -80,6 +105,12 @@ final class RoomEventStream: Sendable {
             throw ProtocolError(.unavailable, "this gateway has its most push subscribers; try again or another gateway")
         }
         let place = Place(self)
+        // A client that closes its side has gone (an SSE client sends nothing after its
+        // request): the connection closes, rather than waiting for a write to fail, and
+        // the close wakes the stream, which ends and gives its place back.
+        connection.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+            .whenFailure { [logger] error in logger.debug("push half-closure not turned off", metadata: ["error": "\(error)"]) }
+        connection.closeFuture.whenComplete { [weak place] _ in place?.closeConnection() }
         if settings.sendBufferBytes > 0 {
             // A fixed kernel buffer: a subscriber that stops reading holds at most this much there,
             // and its stall shows (PendingWrites) once this and NIO's buffer are full.
@@ -94,8 +125,7 @@ final class RoomEventStream: Sendable {
                 HTTPField.Name("X-Accel-Buffering")!: "no",
             ],
             body: ResponseBody { [self] writer in
-                defer { withExtendedLifetime(place) {} }
-                try await run(from: start, connection: connection, writing: &writer)
+                try await run(from: start, place: place, connection: connection, writing: &writer)
             })
     }
 
@@ -121,7 +151,9 @@ final class RoomEventStream: Sendable {
 
     /// The connection task's part: waits and writes, nothing deeper. One
     /// write and one wait of each kind, so that its frame stays small.
-    private func run(from start: Position, connection: any Channel, writing writer: inout any ResponseBodyWriter) async throws {
+    private func run(
+        from start: Position, place: Place, connection: any Channel, writing writer: inout any ResponseBodyWriter
+    ) async throws {
         var position = start
         var pending: ByteBuffer? = Self.retry
         var finished = false
@@ -137,7 +169,7 @@ final class RoomEventStream: Sendable {
             case .write(let buffer):
                 pending = buffer
             case .wait(let ticket, let keepAlive):
-                let news = await waitForNews(ticket)
+                let news = try await waitForNews(ticket, place)
                 if news.contains(.members) { position.participantsDue = true }
                 if news.isEmpty && keepAlive { pending = Self.keepAlive }
             case .finish(let buffer):
@@ -154,9 +186,13 @@ final class RoomEventStream: Sendable {
     private static let keepAlive = ByteBuffer(string: ": keep-alive\n\n")
 
     /// Not inlined into `run`, whose frame each open stream keeps (see "Memory").
+    /// Throws if the connection closed before or during the wait.
     @inline(never)
-    private func waitForNews(_ ticket: RoomSignals.Ticket) async -> RoomSignals.News {
-        await actions.messages.signals.wait(ticket)
+    private func waitForNews(_ ticket: RoomSignals.Ticket, _ place: Place) async throws -> RoomSignals.News {
+        guard place.willWait(on: ticket) else { throw ChannelError.ioOnClosedChannel }
+        let news = await actions.messages.signals.wait(ticket)
+        if place.connectionClosed { throw ChannelError.ioOnClosedChannel }
+        return news
     }
 
     /// Writes `buffer`, watched by `pendingWrites`; throws once the connection
