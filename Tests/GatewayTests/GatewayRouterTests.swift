@@ -20,11 +20,14 @@ import Testing
 /// command handlers on in-memory stores, reached through the in-memory bus.
 @Suite struct GatewayRouterTests {
     let gateway: Gateway
+    /// What the services published (in place of Kafka's event topics).
+    let published: RecordedEvents
 
     init() throws {
         let logger = Logger(label: "router-test")
         let bus = InMemoryCommandBus()
         let events = RecordedEvents()
+        published = events
         let sessionStore = InMemorySessionStore(), roomStore = InMemoryRoomStore()
         bus.register(
             SessionCommandHandlers(

@@ -14,6 +14,8 @@ struct ChatActions: Sendable {
     let messages: MessageReadModel
     let rooms: RoomMap
     let presence: PresenceTracker
+    /// Lets a member's say skip its join.
+    let memberships: KnownMemberships
     let lobby: LobbyLocator
     let settings: GatewaySettings
     let logger: Logger
@@ -87,12 +89,18 @@ struct ChatActions: Sendable {
 
     func join(session id: SessionID, room: RoomID) async throws(ProtocolError) {
         let session = try await live(id)
+        try await join(session, room)
+    }
+
+    private func join(_ session: SessionInfo, _ room: RoomID) async throws(ProtocolError) {
         _ = try await backend.send(
             JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
+        memberships.joined(session.id, room)
     }
 
     func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
         let session = try await live(id)
+        memberships.left(session.id, room)
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
@@ -110,9 +118,10 @@ struct ChatActions: Sendable {
         // Saying joins the room. The rooms service would learn it from the
         // message event, later; asked side by side with the say, the sayer is
         // a member before the say is answered (read-your-writes, docs/architecture.md).
-        async let joined = attempt { () async throws(ProtocolError) -> Done in
-            try await backend.send(
-                JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
+        // A member known to this gateway is not asked again (`KnownMemberships`).
+        let member = memberships.isMember(session.id, of: room)
+        async let joined = attempt { () async throws(ProtocolError) in
+            if !member { try await join(session, room) }
         }
         let stored: ChatMessage
         do throws(ProtocolError) {

@@ -14,6 +14,8 @@ struct EventFeed: Sendable {
     let rooms: RoomMap
     let sessions: SessionDirectory
     let presence: PresenceTracker
+    /// Forgets a membership when it ends, through whichever gateway.
+    let memberships: KnownMemberships
     /// Push subscribers' participant lists, read again after a membership changes.
     let participants: ParticipantLists
     let logger: Logger
@@ -33,7 +35,8 @@ struct EventFeed: Sendable {
                 case .joined(let room, _, _)?:
                     rooms.visited(room, atMs: WallClock.nowMs())
                     membersChanged(room)
-                case .left(let room, _)?:
+                case .left(let room, let session)?:
+                    memberships.left(session, room)
                     membersChanged(room)
                 case .removed(let room, _)?:
                     messages.remove([room])
