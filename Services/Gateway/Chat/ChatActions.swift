@@ -95,7 +95,7 @@ struct ChatActions: Sendable {
     private func join(_ session: SessionInfo, _ room: RoomID) async throws(ProtocolError) {
         _ = try await backend.send(
             JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
-        memberships.joined(session.id, room)
+        memberships.confirmed(session.id, room)
     }
 
     func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
@@ -130,7 +130,13 @@ struct ChatActions: Sendable {
             _ = await joined
             throw error
         }
-        if case .failure(let error) = await joined {
+        switch await joined {
+        case .success where member:
+            // Its message event renews the membership's `active_at`, as a join would.
+            memberships.confirmed(session.id, room)
+        case .success:
+            break
+        case .failure(let error):
             // The message is stored: the say succeeded. The message event makes the membership soon.
             logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error.code)"])
         }

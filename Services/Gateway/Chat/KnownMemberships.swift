@@ -12,9 +12,10 @@ import Synchronization
 ///
 /// Knowing a membership is a hint, never the truth: a `left` event (or a leave
 /// through this gateway) forgets it, and it is trusted for `freshness` only,
-/// half the presence timeout: a join marks its member present (`active_at`)
-/// for the whole timeout, so a say within the first half still finds its
-/// sayer listed everywhere. Were it stale (a leave through another gateway
+/// half the presence timeout, from the last join or say: either marks its
+/// member present (`active_at`) for the whole timeout, so a say within the
+/// first half still finds its sayer listed everywhere (the other half is
+/// room for the rooms service to apply a say's message event). Were it stale (a leave through another gateway
 /// whose event has not come yet, tens of milliseconds), the say's own
 /// message event still makes the membership moments later (the rooms
 /// service's activity feed); only the read-your-writes of that one say is lost.
@@ -44,8 +45,10 @@ final class KnownMemberships: Sendable {
         }
     }
 
-    /// The rooms service acknowledged the membership at `now`.
-    func joined(_ session: SessionID, _ room: RoomID, now: ContinuousClock.Instant = .now) {
+    /// The membership holds as of `now`: the rooms service acknowledged a
+    /// join, or a member said something (its message event renews the
+    /// membership's `active_at` as a join does).
+    func confirmed(_ session: SessionID, _ room: RoomID, now: ContinuousClock.Instant = .now) {
         known.withLock { known in
             let key = Key(room: room, session: session)
             guard known[key] != nil || known.count < capacity else { return }
