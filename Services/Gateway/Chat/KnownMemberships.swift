@@ -14,11 +14,16 @@ import Synchronization
 /// through this gateway) forgets it, and it is trusted for `freshness` only,
 /// half the presence timeout, from the last join or say: either marks its
 /// member present (`active_at`) for the whole timeout, so a say within the
-/// first half still finds its sayer listed everywhere (the other half is
-/// room for the rooms service to apply a say's message event). Were it stale (a leave through another gateway
-/// whose event has not come yet, tens of milliseconds), the say's own
-/// message event still makes the membership moments later (the rooms
-/// service's activity feed); only the read-your-writes of that one say is lost.
+/// first half still finds its sayer listed everywhere (the other half is room
+/// for the rooms service to apply a say's message event). Were it stale (a
+/// leave through another gateway whose event has not come yet, tens of
+/// milliseconds), the say's own message event still makes the membership
+/// moments later (the rooms service's activity feed); only the
+/// read-your-writes of that one say is lost.
+///
+/// Cost: one entry (room, session id, instant) per member who said something within
+/// the window through this gateway; a sayer whose says alternate between
+/// gateways is joined once per gateway per window.
 final class KnownMemberships: Sendable {
     private struct Key: Hashable {
         let room: RoomID
