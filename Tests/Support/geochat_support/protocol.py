@@ -287,7 +287,7 @@ def create_room(client, session, lon, lat, z, topic):
 
 class AsyncConnection:
     """A keep-alive HTTP/1.1 connection on asyncio streams, GET only; bodies are read by
-    Content-Length, which is what the gateway (Hummingbird) sends."""
+    Content-Length, which is what the gateway (Hummingbird) sends, or in chunks (nginx)."""
 
     def __init__(self, host, port):
         self.host, self.port = host, port
@@ -307,17 +307,32 @@ class AsyncConnection:
                 self.writer.write(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: bench\r\n\r\n")
                 head = await self.reader.readuntil(b"\r\n\r\n")
                 status = int(head[9:12])
-                length = 0
+                length, chunked = 0, False
                 for line in head.split(b"\r\n")[1:]:
                     if line[:15].lower() == b"content-length:":
                         length = int(line[15:])
-                body = await self.reader.readexactly(length) if length else b""
+                    elif line.lower().replace(b" ", b"") == b"transfer-encoding:chunked":
+                        chunked = True
+                body = await self._chunked_body() if chunked else (
+                    await self.reader.readexactly(length) if length else b"")
                 return Response(status, None, body, time.monotonic() - began)
             except (ConnectionError, asyncio.IncompleteReadError):
                 self.close()
                 if attempt == 1:
                     raise
         raise ConnectionError("unreachable")
+
+    async def _chunked_body(self):
+        """A body sent in chunks (nginx: the PHP reference server)."""
+        body = b""
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            if size == 0:
+                while await self.reader.readuntil(b"\r\n") != b"\r\n":  # trailers, then the blank line
+                    pass
+                return body
+            body += await self.reader.readexactly(size)
+            await self.reader.readexactly(2)
 
     def close(self):
         if self.writer is not None:

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The write path's benchmark (issue 25), side by side with the PHP server of the same
+protocol (../shared/peers/php) in one run. deploy/bench-writes.sh starts both and calls this.
+
+  bench_writes.py --stack-env .data/bench-writes/stack.env --php-url http://127.0.0.1:PORT [--only a,b]
+
+Scenarios, in this order, on one stack that is never restarted:
+- create: 10,000 `create`s (16 at a time) through gateway 1, then through PHP.
+- say:    64 sessions saying into 256 rooms (each request a random session and room),
+          `wrk -t2 -c64 -d10s`, rounds alternating between PHP and the project.
+- budget: says at a fixed rate (open loop, 200/s) through gateway 1, pollers on gateway 2:
+          each say's answer, say -> visible through gateway 2, and where the time goes,
+          hop by hop, from the services' own histograms (means over the run).
+- push:   the same rate through the JSON API, one push subscriber per room on gateway 2.
+"""
+import argparse
+import asyncio
+import datetime
+import os
+import statistics
+import sys
+import time
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402  (the shared wrk runner, set-up helpers and doc writer)
+import bench_push  # noqa: E402
+from bench import AsyncPool, create_rooms, fmt, log, q, scrape, start_sessions, wrk  # noqa: E402
+from geochat_support.stack import Stack  # noqa: E402
+
+SCENARIOS = ["create", "say", "budget", "push"]
+
+
+def make_rooms_timed(url, count, tag):
+    """Starts a session and creates `count` rooms through `url`: (seconds, rooms)."""
+    async def run():
+        pool = AsyncPool(url, 16)
+        try:
+            session = (await start_sessions(pool, 1, f"{tag}c"))[0]
+            started = time.monotonic()
+            rooms = await create_rooms(pool, session, count, tag)
+            return time.monotonic() - started, rooms
+        finally:
+            pool.close()
+    return asyncio.run(run())
+
+
+def scenario_create(stack, php_url, args, results):
+    for name, url in (("geochat", stack.gateways[0]), ("php", php_url)):
+        seconds, rooms = make_rooms_timed(url, args.creates, f"create{name}")
+        results[f"create_{name}_s"] = seconds
+        results[f"create_{name}_rps"] = len(rooms) / seconds
+        log(f"create through {name}: {len(rooms)} rooms in {seconds:.1f} s ({len(rooms) / seconds:.0f}/s)")
+    results["create_ratio"] = results["create_geochat_rps"] / results["create_php_rps"]
+
+
+def say_setup(url, tag):
+    async def run():
+        pool = AsyncPool(url, 64)
+        try:
+            sessions = await start_sessions(pool, 64, f"{tag}s")
+            rooms = await create_rooms(pool, sessions[0], 256, f"{tag} say")
+            return sessions, rooms
+        finally:
+            pool.close()
+    return asyncio.run(run())
+
+
+def scenario_say(stack, php_url, args, results):
+    import random
+    targets = {"geochat": stack.gateways[0], "php": php_url}
+    setups = {name: say_setup(url, name) for name, url in targets.items()}
+    rnd = random.Random(7)
+    rounds = {name: [] for name in targets}
+    for round_ in range(args.rounds):
+        for name in ("php", "geochat"):
+            sessions, rooms = setups[name]
+            # Unique texts: the same session, room and text within 15 s is a phone's repeat.
+            paths = [q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms),
+                       msg=f"throughput {round_} {i}") for i in range(20000)]
+            outcome = wrk(targets[name], paths, args.seconds, 64)
+            rounds[name].append(outcome)
+            log(f"say round {round_ + 1} {name}: {outcome['rps']:.0f}/s, p50 {outcome['p50_ms']:.1f} ms, "
+                f"p99 {outcome['p99_ms']:.1f} ms, {outcome['failed']} failed")
+    for name, runs in rounds.items():
+        middle = sorted(runs, key=lambda r: r["rps"])[len(runs) // 2]
+        results.update({
+            f"say_{name}_rps": middle["rps"], f"say_{name}_p50_ms": middle["p50_ms"],
+            f"say_{name}_p99_ms": middle["p99_ms"], f"say_{name}_failed": sum(r["failed"] for r in runs),
+            f"say_{name}_rounds": ", ".join(f"{r['rps']:.0f}" for r in runs)})
+    results["say_ratio"] = results["say_geochat_rps"] / results["say_php_rps"]
+
+
+def mean_ms(before, after, name, labels=""):
+    """The mean of a histogram's growth between two scrapes, in ms (nan when nothing was recorded)."""
+    def total(samples, suffix):
+        return sum(v for (n, l), v in samples.items() if n == name + suffix and labels in l)
+    count = total(after, "_count") - total(before, "_count")
+    return (total(after, "_sum") - total(before, "_sum")) / count * 1000 if count else float("nan")
+
+
+# Where a say's time goes, in the order it is spent: (label, which instances, histogram, label filter).
+HOPS = [
+    ("gateway: HTTP say, whole", "gateways", "geochat_http_request_duration_seconds", 'command="say"'),
+    ("gateway: say command sent -> reply received", "gateways", "geochat_request_duration_seconds",
+     'topic="geochat.messaging.commands"'),
+    ("messaging: sent -> handler starts (produce, broker, fetch, lane)", "messaging",
+     "geochat_command_wait_seconds", 'command="say"'),
+    ("messaging: handler (checks, PostgreSQL, event handed over)", "messaging",
+     "geochat_command_duration_seconds", 'command="say"'),
+    ("messaging: PostgreSQL transactions", "messaging", "geochat_pg_query_duration_seconds", 'kind="transaction"'),
+    ("gateway: reply produced -> received (broker, fetch)", "gateways", "geochat_reply_travel_seconds", ""),
+    ("gateway: join sent beside the say -> reply", "gateways", "geochat_request_duration_seconds",
+     'topic="geochat.rooms.commands"'),
+]
+
+
+def scenario_budget(stack, args, results):
+    # A gateway serves its metrics on its operators' listener.
+    urls = {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging}
+    before = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
+    record = asyncio.run(bench.fanout_run(stack, args.rate, args.budget_seconds, 20, 0.01))
+    after = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
+    figures = bench.fanout_figures(record)
+    results.update({f"budget_{k[len('fanout_'):]}": v for k, v in figures.items()})
+    log(f"budget at {args.rate}/s: say p50 {fmt(figures['fanout_say_p50_ms'])} ms, p99 "
+        f"{fmt(figures['fanout_say_p99_ms'])} ms; visible through gateway 2 p50 {fmt(figures['fanout_p50_ms'])} ms, "
+        f"p99 {fmt(figures['fanout_p99_ms'])} ms; {figures['fanout_say_failures']} failed")
+    hops = []
+    for label, kind, name, labels in HOPS:
+        means = [mean_ms(b, a, name, labels) for b, a in zip(before[kind], after[kind])]
+        means = [m for m in means if m == m]
+        hops.append((label, statistics.mean(means) if means else float("nan")))
+    results["_hops"] = hops
+
+
+def scenario_push(stack, args, results):
+    options = types.SimpleNamespace(push_rooms=10)
+    figures = bench_push.push_at(stack, options, args.rate, args.budget_seconds, "w")
+    results.update({f"push_{k}": v for k, v in figures.items()})
+    log(f"push at {args.rate}/s: say -> push p50 {fmt(figures['p50_ms'])} ms, p99 {fmt(figures['p99_ms'])} ms; "
+        f"post answers p99 {fmt(figures['say_p99_ms'])} ms; {figures['failed_posts']} failed")
+
+
+def report(results, args, meta):
+    r = lambda k: results.get(k, float("nan"))  # noqa: E731
+    table = [
+        "| scenario | GeoChat | PHP + PostgreSQL | ratio |",
+        "| --- | --- | --- | --- |",
+        f"| `create`, {args.creates:,} rooms, 16 at a time | {fmt(r('create_geochat_rps'), 0)}/s "
+        f"({fmt(r('create_geochat_s'))} s) | {fmt(r('create_php_rps'), 0)}/s ({fmt(r('create_php_s'))} s) "
+        f"| {fmt(r('create_ratio'), 2)}× |",
+        f"| `say`, wrk -c64, median of {args.rounds} rounds ({results.get('say_geochat_rounds', '-')} / "
+        f"{results.get('say_php_rounds', '-')}) | {fmt(r('say_geochat_rps'), 0)}/s, p50 {fmt(r('say_geochat_p50_ms'))} ms, "
+        f"p99 {fmt(r('say_geochat_p99_ms'))} ms | {fmt(r('say_php_rps'), 0)}/s, p50 {fmt(r('say_php_p50_ms'))} ms, "
+        f"p99 {fmt(r('say_php_p99_ms'))} ms | {fmt(r('say_ratio'), 2)}× |",
+        "",
+        f"At {args.rate} says/s offered (open loop, {args.budget_seconds} s, 100 rooms, pollers on the other gateway "
+        "every 10 ms):",
+        "",
+        "| measured | p50 | p99 | max |",
+        "| --- | --- | --- | --- |",
+        f"| a say's own answer (legacy XML) | {fmt(r('budget_say_p50_ms'))} ms | {fmt(r('budget_say_p99_ms'))} ms | |",
+        f"| say -> visible through the other gateway (poll) | {fmt(r('budget_p50_ms'))} ms | "
+        f"{fmt(r('budget_p99_ms'))} ms | {fmt(r('budget_max_ms'))} ms |",
+        f"| a post's own answer (JSON API) | {fmt(r('push_say_p50_ms'))} ms | {fmt(r('push_say_p99_ms'))} ms | |",
+        f"| post -> pushed by the other gateway | {fmt(r('push_p50_ms'))} ms | {fmt(r('push_p99_ms'))} ms | "
+        f"{fmt(r('push_max_ms'))} ms |",
+        "",
+        f"Failed: {int(r('budget_say_failures')) if r('budget_say_failures') == r('budget_say_failures') else '-'} "
+        f"says, {int(r('push_failed_posts')) if r('push_failed_posts') == r('push_failed_posts') else '-'} posts; "
+        f"unseen: {results.get('budget_missing', '-')} polled, "
+        f"{(results.get('push_sent', 0) - results.get('push_received', 0)) if 'push_sent' in results else '-'} pushed.",
+    ]
+    if results.get("_hops"):
+        table += ["", "Where a say's time goes at that rate (means over the run, from each instance's histograms; "
+                  "the rows nest, they do not add up):", "", "| hop | mean |", "| --- | --- |"]
+        table += [f"| {label} | {fmt(value, 2)} ms |" for label, value in results["_hops"]]
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack-env", required=True)
+    parser.add_argument("--php-url", required=True)
+    parser.add_argument("--only", default=",".join(SCENARIOS))
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--creates", type=int, default=10_000)
+    parser.add_argument("--rate", type=int, default=200)
+    parser.add_argument("--budget-seconds", type=int, default=20)
+    parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument("--command", default="bash deploy/bench-writes.sh")
+    parser.add_argument("--build", default="release build")
+    parser.add_argument("--label", default="", help="what was measured (e.g. a commit), shown in the heading")
+    args = parser.parse_args()
+
+    stack = Stack(args.stack_env)
+    results = {}
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_before = bench.load_facts()
+    only = args.only.split(",")
+    for name in SCENARIOS:
+        if name not in only:
+            continue
+        log(f"scenario {name}")
+        try:
+            {"create": lambda: scenario_create(stack, args.php_url, args, results),
+             "say": lambda: scenario_say(stack, args.php_url, args, results),
+             "budget": lambda: scenario_budget(stack, args, results),
+             "push": lambda: scenario_push(stack, args, results)}[name]()
+        except Exception as error:  # one failed scenario leaves the others' figures
+            log(f"scenario {name} FAILED: {error!r}")
+            results.setdefault("_failed", []).append(f"{name}: {error}")
+    table = report(results, args, None)
+    heading = f"### Writes: {when}{' — ' + args.label if args.label else ''}"
+    block = [heading, "",
+             f"Machine: {bench.machine_facts()}. Build: {args.build}. Stack: 2 gateways, 2 messaging instances, "
+             "the broker never restarted. Load: at start " + load_before + "; at the end " + bench.load_facts() + ".",
+             "", f"Command: `{args.command}`", "", *table, "",
+             *[f"Scenario failed: {f}" for f in results.get("_failed", [])]]
+    print("\n".join(block))
+    if not args.no_doc:
+        path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
+        text = open(path).read()
+        marker = "<!-- bench-writes:runs -->"
+        if marker not in text:
+            text = text.rstrip() + "\n\n## Writes (deploy/bench-writes.sh)\n\nEach run adds its block here, " \
+                   "newest first.\n\n" + marker + "\n"
+        text = text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1)
+        with open(path, "w") as f:
+            f.write(text)
+        log("docs/benchmarks.md updated")
+
+
+if __name__ == "__main__":
+    main()
