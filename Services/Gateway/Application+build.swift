@@ -16,7 +16,6 @@ struct Gateway: Sendable {
     let messages: MessageReadModel
     let rooms: RoomMap
     let presence: PresenceTracker
-    let memberships: KnownMemberships
     let limiter: RateLimiter
     /// What both protocols do, in one place.
     let actions: ChatActions
@@ -41,12 +40,11 @@ struct Gateway: Sendable {
         self.messages = MessageReadModel(backend: services)
         self.rooms = RoomMap()
         self.presence = PresenceTracker(gateway: instance, timeoutMs: { settings.presenceTimeoutMs })
-        self.memberships = KnownMemberships(freshness: { .milliseconds(settings.presenceTimeoutMs / 2) })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger
         self.actions = ChatActions(
             backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
-            memberships: memberships, lobby: LobbyLocator(), settings: settings, logger: logger)
+            lobby: LobbyLocator(), settings: settings, logger: logger)
         self.participants = ParticipantLists()
         self.events = RoomEventStream(
             actions: actions, participants: participants, settings: settings.push, limiter: limiter, logger: logger)
@@ -124,7 +122,6 @@ struct Gateway: Sendable {
                     messages.evictIdle()
                     limiter.prune()
                     participants.prune()
-                    memberships.prune()
                     sessions.prune(nowMs: WallClock.nowMs())
                     presence.prune(olderThanMs: WallClock.nowMs() - 2 * settings.presenceTimeoutMs - 60_000)
                 }

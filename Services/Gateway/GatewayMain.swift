@@ -24,7 +24,7 @@ struct GatewayMain {
         let feed = EventFeed(
             consumer: try host.consumer(EventFeed.topics, .tail, pace: .interactive), messages: gateway.messages,
             rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence,
-            memberships: gateway.memberships, participants: gateway.participants, logger: host.logger)
+            participants: gateway.participants, logger: host.logger)
         host.runs("event feed") { await feed.run() }
         // The feed's positions are fixed before components run: the load cannot miss an event.
         host.runs("room index") { [logger = host.logger] in

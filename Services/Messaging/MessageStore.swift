@@ -21,6 +21,12 @@ protocol MessageStore: Sendable {
     /// key was used before.
     func append(room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitBy: Deadline)
         async throws -> Appended?
+    /// Appends several says in one transaction (group commit), each as `append`
+    /// would: one say per room and per idempotency key (the caller keeps that).
+    /// Each answer is what `append` answers for that say, or
+    /// `DuplicateIdempotencyKey`. Throws when the transaction fails as a whole
+    /// (nothing is stored then; the caller falls back to `append`, say by say).
+    func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>]
     /// Messages with id > `after` oldest first, or the latest `limit`, up to `head`, without holes.
     func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage]
     /// The committed head of each open log among `rooms` (unknown and removed ones left out).
@@ -43,6 +49,34 @@ protocol MessageStore: Sendable {
     func relayUnannounced(
         olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
     ) async throws -> OutboxPass
+}
+
+/// A say to append: what `append(room:nick:text:author:key:commitBy:)` takes.
+struct NewMessage: Sendable {
+    let room: RoomID
+    let nick: String
+    let text: String
+    let author: SessionID?
+    let key: String
+    let commitBy: Deadline
+}
+
+extension MessageStore {
+    /// One say after the other, each in its own transaction: for stores where
+    /// a commit costs nothing (the in-memory one).
+    func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>] {
+        var answers: [Result<Appended?, DuplicateIdempotencyKey>] = []
+        for say in says {
+            do {
+                answers.append(.success(try await append(
+                    room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
+                    commitBy: say.commitBy)))
+            } catch let error as DuplicateIdempotencyKey {
+                answers.append(.failure(error))
+            }
+        }
+        return answers
+    }
 }
 
 enum RoomLogState: Equatable {

@@ -10,10 +10,21 @@ import Metrics
 /// and published by the outbox relay if the broker did not take it (`OutboxRelay`).
 struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore
-    /// Asks the rooms service whether a room exists before its log is opened here.
+    /// Asks the rooms service whether a room exists before its log is opened
+    /// here, and tells it that a say joined its author.
     let bus: any CommandBus
     let outbox: OutboxRelay<MessageStored>
     let logger: Logger
+    /// Says share transactions: one commit for the says that arrived meanwhile.
+    let commits: GroupCommit
+
+    init(store: any MessageStore, bus: any CommandBus, outbox: OutboxRelay<MessageStored>, logger: Logger) {
+        self.store = store
+        self.bus = bus
+        self.outbox = outbox
+        self.logger = logger
+        self.commits = GroupCommit(store: store)
+    }
 
     private static let repeats = LabeledFamily(counter: MetricNames.sayRepeats, label: "by")
 
@@ -49,11 +60,10 @@ struct MessagingCommandHandlers: Sendable {
 
     func say(_ command: Say, _ context: CommandContext) async throws -> ChatMessage {
         let text = try ChatText.validate(command.text, length: Limits.messageLength).get(field: "msg")
-        let append = {
-            try await store.append(
-                room: command.room, nick: command.nick, text: text, author: command.session, key: context.idempotencyKey,
-                commitBy: context.deadline.forCommit)
-        }
+        let say = NewMessage(
+            room: command.room, nick: command.nick, text: text, author: command.session, key: context.idempotencyKey,
+            commitBy: context.deadline.forCommit)
+        let append = { try await commits.append(say) }
         do {
             // The common case: the room's log is open here.
             var appended = try await append()
@@ -65,6 +75,7 @@ struct MessagingCommandHandlers: Sendable {
             case .stored(let message)?:
                 outbox.announce(MessageStored(message: message, author: command.session))
                 logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
+                await joinAuthor(of: command, context)
                 return message
             case .repeated(let earlier, let author)?:
                 // A phone's repeat (after a 503 or a cut connection: a new request,
@@ -72,6 +83,7 @@ struct MessagingCommandHandlers: Sendable {
                 // case the first attempt's instance died before publishing.
                 Self.repeats["repeat"].increment()
                 outbox.announce(MessageStored(message: earlier, author: author))
+                await joinAuthor(of: command, context)
                 return earlier
             case nil:
                 throw ProtocolError.noSuchChat
@@ -85,7 +97,26 @@ struct MessagingCommandHandlers: Sendable {
             }
             Self.repeats["key"].increment()
             outbox.announce(MessageStored(message: earlier, author: author))
+            await joinAuthor(of: command, context)
             return earlier
+        }
+    }
+
+    /// Saying in a room joins it: the rooms service is told before the say is
+    /// answered, on the room's key, so a `participants` asked after the answer
+    /// lists the sayer through every gateway (read-your-writes). Only the
+    /// broker's acknowledgement is awaited, not the rooms service. Should the
+    /// post fail, the say still stands: its message event makes the membership
+    /// moments later (the rooms service's activity feed).
+    private func joinAuthor(of command: Say, _ context: CommandContext) async {
+        guard let session = command.session else { return }
+        do {
+            try await bus.post(
+                JoinBySaying(room: command.room, session: session, nick: command.nick),
+                idempotencyKey: context.idempotencyKey + "/join", deadline: context.deadline.forNestedRequest)
+        } catch {
+            logger.warning(
+                "say stored, membership left to the message event", metadata: ["room": "\(command.room)", "error": "\(error)"])
         }
     }
 

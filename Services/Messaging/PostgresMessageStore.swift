@@ -170,6 +170,92 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         }
     }
 
+    /// Group commit: the says of many rooms in one transaction, so they share
+    /// one commit (one WAL flush) instead of one each. The same two steps as
+    /// `append`: the rooms' log rows locked first, in room order (two instances
+    /// locking overlapping rooms during a rebalance cannot deadlock), then one
+    /// statement that, for every say, finds its idempotency key stored before
+    /// or a phone's repeat, or takes its room's next id and inserts the message
+    /// and its outbox row. Rooms differ within a batch, so each room's ids stay
+    /// dense and in order. Past any say's `commitBy` the whole batch rolls back
+    /// (the caller then runs the says one by one, each against its own deadline).
+    func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>] {
+        if says.count == 1, let say = says.first {
+            do {
+                return [.success(try await append(
+                    room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key, commitBy: say.commitBy))]
+            } catch let error as DuplicateIdempotencyKey { return [.failure(error)] }
+        }
+        let rooms = says.map(\.room), nicks = says.map(\.nick), texts = says.map(\.text), keys = says.map(\.key)
+        // No NULL inside a bound array: an anonymous post's author is '' (a session id never is).
+        let authors = says.map { $0.author?.value ?? "" }
+        let window = Double(MessageRules.repeatWindowMs) / 1000
+        return try await client.withTransaction(logger: logger) { tx in
+            let locked = try await tx.query(
+                """
+                SELECT room_id FROM messaging.room_logs WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
+                ORDER BY room_id FOR NO KEY UPDATE
+                """, logger: logger)
+            var open: [RoomID] = []
+            for try await room in locked.decode(Int64.self) { open.append(room) }
+            let rows = try await tx.query(
+                """
+                WITH input AS (
+                    SELECT * FROM unnest(\(rooms)::bigint[], \(nicks)::text[], \(texts)::text[], \(authors)::text[],
+                                         \(keys)::text[]) WITH ORDINALITY AS i(room, nick, text, author, key, ord)),
+                dup AS (
+                    SELECT i.ord FROM input i WHERE EXISTS (
+                        SELECT 1 FROM messaging.messages m WHERE m.idempotency_key = i.key)),
+                earlier AS (
+                    SELECT i.ord, e.id, e.added_at FROM input i CROSS JOIN LATERAL (
+                        SELECT id, added_at FROM messaging.messages m
+                        WHERE m.room_id = i.room AND m.author_session = i.author
+                          AND m.added_at > now() - make_interval(secs => \(window)) AND m.nick = i.nick AND m.text = i.text
+                        ORDER BY id DESC LIMIT 1) e
+                    WHERE i.author <> '' AND i.ord NOT IN (SELECT ord FROM dup)
+                    UNION ALL
+                    SELECT i.ord, e.id, e.added_at FROM input i CROSS JOIN LATERAL (
+                        SELECT id, added_at FROM messaging.messages m
+                        WHERE m.room_id = i.room AND m.author_session IS NULL
+                          AND m.added_at > now() - make_interval(secs => \(window)) AND m.nick = i.nick AND m.text = i.text
+                        ORDER BY id DESC LIMIT 1) e
+                    WHERE i.author = '' AND i.ord NOT IN (SELECT ord FROM dup)),
+                fresh AS (
+                    SELECT * FROM input i WHERE i.room = ANY(\(open))
+                      AND i.ord NOT IN (SELECT ord FROM dup) AND i.ord NOT IN (SELECT ord FROM earlier)),
+                next AS (
+                    UPDATE messaging.room_logs l SET last_id = l.last_id + 1 FROM fresh f
+                    WHERE l.room_id = f.room RETURNING l.room_id, l.last_id),
+                inserted AS (
+                    INSERT INTO messaging.messages (room_id, id, nick, text, author_session, idempotency_key)
+                    SELECT f.room, n.last_id, f.nick, f.text, nullif(f.author, ''), f.key
+                    FROM fresh f JOIN next n ON n.room_id = f.room
+                    RETURNING room_id, id, added_at),
+                outbox AS (INSERT INTO messaging.outbox (room_id, id) SELECT room_id, id FROM inserted)
+                SELECT f.ord, 0, i.id, i.added_at FROM fresh f JOIN inserted i ON i.room_id = f.room
+                UNION ALL SELECT ord, 1, id, added_at FROM earlier
+                UNION ALL SELECT ord, 2, 0, now() FROM dup
+                """, logger: logger)
+            var answers = [Result<Appended?, DuplicateIdempotencyKey>](repeating: .success(nil), count: says.count)
+            for try await (ord, kind, id, added) in rows.decode((Int64, Int32, Int64, Date).self) {
+                let index = Int(ord) - 1
+                let say = says[index]
+                let message = ChatMessage(room: say.room, id: id, nick: say.nick, text: say.text, addedAt: WallClock.milliseconds(added))
+                switch kind {
+                case 0: answers[index] = .success(.stored(message))
+                case 1: answers[index] = .success(.repeated(message, author: say.author))
+                default: answers[index] = .failure(DuplicateIdempotencyKey())
+                }
+            }
+            let late = zip(says, answers).contains { say, answer in
+                if case .success(.stored?) = answer { return say.commitBy.hasPassed() }
+                return false
+            }
+            if late { throw ProtocolError.unavailable }  // rolls back
+            return answers
+        }
+    }
+
     func heads(_ rooms: [RoomID]) async throws -> [RoomHead] {
         guard !rooms.isEmpty else { return [] }
         let rows = try await client.query(

@@ -108,9 +108,23 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
-    func visit(_ room: RoomID) async throws {
+    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent] {
         let now = now()
-        state.withLock { state in state.rooms[room]?.lastVisitedMs = now }
+        let resolution = RoomRules.visitResolution.components.seconds * 1000
+        return try state.withLock { state in
+            var staged: [StagedEvent] = []
+            for sayer in sayers {
+                guard let room = state.rooms[sayer.room] else { continue }
+                if room.lastVisitedMs < now - resolution { state.rooms[sayer.room]!.lastVisitedMs = now }
+                guard let session = sayer.session, !state.endedSessions.contains(session) else { continue }
+                if state.rooms[sayer.room]!.members[session] == nil {
+                    state.rooms[sayer.room]!.members[session] = Member(session: session, nick: sayer.nick, nickVersion: 0)
+                    if announce { staged.append(try stage(.joined(room: sayer.room, session: session, nick: sayer.nick))) }
+                }
+                state.rooms[sayer.room]!.members[session]!.activeAtMs = now
+            }
+            return staged
+        }
     }
 
     func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool> {

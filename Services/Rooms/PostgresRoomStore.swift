@@ -219,9 +219,44 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         return Announced(false, event: nil)
     }
 
-    /// A visit without a session (an add.php post): the room stays alive.
-    func visit(_ room: RoomID) async throws {
-        try await client.query("UPDATE rooms.rooms SET last_visited_at = now() WHERE id = \(room)", logger: logger)
+    /// One statement for every sayer (see `RoomStore.sayersJoined`), then the
+    /// `joined` events of the memberships it made, staged in the same transaction.
+    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent] {
+        guard !sayers.isEmpty else { return [] }
+        let rooms = sayers.map(\.room)
+        // No NULL inside a bound array: an anonymous post's author is '' (a session id never is).
+        let sessions = sayers.map { $0.session?.value ?? "" }
+        let nicks = sayers.map(\.nick)
+        let resolution = Double(RoomRules.visitResolution.components.seconds)
+        return try await client.withTransaction(logger: logger) { tx in
+            let rows = try await tx.query(
+                """
+                WITH input AS (
+                    SELECT DISTINCT ON (room, session) room, session, nick
+                    FROM unnest(\(rooms)::bigint[], \(sessions)::text[], \(nicks)::text[]) WITH ORDINALITY AS i(room, session, nick, n)
+                    ORDER BY room, session, n DESC),
+                visited AS (
+                    UPDATE rooms.rooms SET last_visited_at = now()
+                    WHERE id IN (SELECT room FROM input) AND last_visited_at < now() - make_interval(secs => \(resolution))),
+                joined AS (
+                    INSERT INTO rooms.memberships AS m (room_id, session_id, nick, nick_version)
+                    SELECT i.room, i.session, i.nick, 0 FROM input i JOIN rooms.rooms r ON r.id = i.room
+                    WHERE i.session <> ''
+                      AND NOT EXISTS (SELECT 1 FROM rooms.ended_sessions e WHERE e.session_id = i.session)
+                    ORDER BY i.room, i.session
+                    ON CONFLICT (room_id, session_id) DO UPDATE SET active_at = now()
+                    RETURNING room_id, session_id, nick, xmax = 0 AS made)
+                SELECT room_id, session_id, nick FROM joined WHERE made ORDER BY room_id, session_id
+                """, logger: logger)
+            var made: [RoomEvent] = []
+            for try await (room, session, nick) in rows.decode((Int64, String, String).self) {
+                guard let session = SessionID(session) else { continue }
+                made.append(.joined(room: room, session: session, nick: nick))
+            }
+            guard announce, !made.isEmpty else { return [] }
+            return try await PostgresEventOutbox.stage(
+                try made.map { try EncodedEvent($0) }, service: Self.service, on: tx, logger: logger)
+        }
     }
 
     /// False when the room does not exist; leaving twice is fine (and announced

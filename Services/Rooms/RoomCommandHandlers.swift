@@ -29,6 +29,15 @@ struct RoomCommandHandlers: Sendable {
             return room
         }
         handlers.on(JoinRoom.self) { command, _ in try await join(command) }
+        handlers.on(JoinBySaying.self) { command, _ in
+            // Answers nothing (posted one way); a `joined` event only for a new member.
+            for event in try await store.sayersJoined(
+                [Sayer(room: command.room, session: command.session, nick: command.nick)], announce: true)
+            {
+                outbox.announce(event)
+            }
+            return Done()
+        }
         handlers.on(LeaveRoom.self) { command, _ in try await leave(command) }
         handlers.on(RenameMemberships.self) { command, _ in
             try await store.renameMember(command.session.id, nick: command.session.nick, version: command.session.version)

@@ -29,7 +29,13 @@ protocol RoomStore: Sendable {
     /// implied join, whose message event says as much).
     func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?, announce: Bool) async throws
         -> Announced<Bool>
-    func visit(_ room: RoomID) async throws
+    /// Says joined their authors (docs/protocol.md: saying in a room joins it),
+    /// many in one statement: each author (nil: an anonymous post, only a visit)
+    /// made a member, or its membership's sign of life renewed (a message's nick
+    /// never replaces the one held); each room's visit counted, written at most
+    /// once per `RoomRules.visitResolution`. `announce`: a `joined` event for each
+    /// membership that is new, the only ones that change a participant list.
+    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent]
     /// False when there is no such room.
     func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool>
     /// Nil when there is no such room.
@@ -49,3 +55,17 @@ protocol RoomStore: Sendable {
 }
 
 enum AdminRemoval { case removed, noSuchRoom, lobby }
+
+/// The author of a say, as the rooms service learns it (`JoinBySaying`, a message event).
+struct Sayer: Hashable, Sendable {
+    let room: RoomID
+    /// Nil: an anonymous post (add.php), which only visits the room.
+    let session: SessionID?
+    let nick: String
+}
+
+enum RoomRules {
+    /// A room's last visit is written again only once it is this old: says
+    /// visit their room on every post, and expiry counts idle time in days.
+    static let visitResolution: Duration = .seconds(60)
+}

@@ -9,4 +9,6 @@ enum BusMetrics {
     static let commandErrors = LabeledFamily(counter: MetricNames.commandErrors, label: "command")
     static let commandDuration = LabeledFamily(timer: MetricNames.commandDuration, label: "command")
     static let commandsDropped = LabeledFamily(counter: MetricNames.commandsDropped, label: "reason")
+    static let commandWait = LabeledFamily(timer: MetricNames.commandWait, label: "command")
+    static let replyTravel = Timer(label: MetricNames.replyTravel)
 }

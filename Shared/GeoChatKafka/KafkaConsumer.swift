@@ -40,7 +40,7 @@ public final class KafkaConsumer: Sendable {
     private let replayEnds = Mutex<[String: Int64]>([:])
     /// Tail and replay modes: the offset of the next record expected from each partition.
     private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
-    /// One lag gauge per topic, labelled with the group (or `tail`); sampled while polling.
+    /// One lag gauge per topic label, labelled with the group (or `tail`); sampled while polling.
     private let lagGauges: [String: Gauge]
     private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
     private let metricLabel: @Sendable (String) -> String
@@ -79,10 +79,9 @@ public final class KafkaConsumer: Sendable {
         case .tail: groupLabel = "tail"
         case .replay: groupLabel = "replay"
         }
-        lagGauges = Dictionary(uniqueKeysWithValues: topics.map { topic in
-            let topicLabel = settings.metricLabel(topic)
-            return (topic, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
-        })
+        lagGauges = Dictionary(Set(topics.map(settings.metricLabel)).map { topicLabel in
+            (topicLabel, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
+        }, uniquingKeysWith: { first, _ in first })
         queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
     }
 
@@ -164,26 +163,57 @@ public final class KafkaConsumer: Sendable {
 
     /// Seeks on the poll queue, so no poll runs between the check and the seek.
     private func rewind(_ partitions: [PartitionID]) async {
+        do {
+            try await onPollQueue { [self] () throws(KafkaError) in
+                try handle.seekToBeginning(partitions, timeoutMs: 2000)
+                nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
+            }
+            logger.warning(
+                "topic was made anew by the broker; reading it from its start",
+                metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
+        } catch {
+            logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Tail mode: starts reading a topic made after `start` (a requester's next
+    /// reply topic) from its first record, beside those read already.
+    public func follow(newTopic topic: String, partitions: Int) async throws {
+        guard case .tail = mode else { return }
+        let added = (0..<Int32(partitions)).map { PartitionID(topic: topic, partition: $0) }
+        try await onPollQueue { [self] () throws(KafkaError) in
+            try handle.addPartitions(added, from: 0)
+            nextOffsets.withLock { offsets in for p in added { offsets[p] = 0 } }
+        }
+    }
+
+    /// Tail mode: stops reading a topic (one about to be deleted).
+    public func unfollow(topic: String) async throws {
+        guard case .tail = mode else { return }
+        try await onPollQueue { [self] () throws(KafkaError) in
+            let dropped = nextOffsets.withLock { offsets in
+                let dropped = offsets.keys.filter { $0.topic == topic }
+                for p in dropped { offsets[p] = nil }
+                return dropped
+            }
+            if !dropped.isEmpty { try handle.removePartitions(dropped) }
+        }
+    }
+
+    /// Runs `body` on the poll queue, so no poll runs beside it.
+    private func onPollQueue(_ body: @escaping @Sendable () throws(KafkaError) -> Void) async throws {
         let done: Result<Void, KafkaError> = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: .success(())) }
                 do throws(KafkaError) {
-                    try handle.seekToBeginning(partitions, timeoutMs: 2000)
-                    nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
+                    try body()
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
         }
-        switch done {
-        case .success:
-            logger.warning(
-                "topic was made anew by the broker; reading it from its start",
-                metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
-        case .failure(let error):
-            logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
-        }
+        try done.get()
     }
 
     /// `.replay`: each partition's end when the consumer started (`topic/partition`
@@ -261,7 +291,9 @@ public final class KafkaConsumer: Sendable {
             return true
         }
         guard due else { return }
-        for (topic, lag) in handle.lagByTopic() { lagGauges[topic]?.record(lag) }
+        var lagByLabel: [String: Int64] = [:]
+        for (topic, lag) in handle.lagByTopic() { lagByLabel[metricLabel(topic), default: 0] += lag }
+        for (label, lag) in lagByLabel { lagGauges[label]?.record(lag) }
     }
 
     /// While the broker is away every poll reports the same error: log it once in a while.
@@ -276,6 +308,29 @@ public final class KafkaConsumer: Sendable {
     }
 
     fileprivate var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// The records as each poll returns them (at most 256 at once), for readers
+    /// that apply many in one statement.
+    public var batches: Batches { Batches(consumer: self) }
+
+    public struct Batches: AsyncSequence, Sendable {
+        public typealias Element = [KafkaRecord]
+        let consumer: KafkaConsumer
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(consumer: consumer) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let consumer: KafkaConsumer
+
+            public mutating func next() async -> [KafkaRecord]? {
+                while true {
+                    if consumer.isClosed || Task.isCancelled { return nil }
+                    let batch = await consumer.pollBatch()
+                    if !batch.isEmpty { return batch }
+                }
+            }
+        }
+    }
 
     public struct Records: AsyncSequence, Sendable {
         public typealias Element = KafkaRecord

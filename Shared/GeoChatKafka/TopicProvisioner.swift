@@ -66,6 +66,11 @@ public struct TopicProvisioner: Sendable {
         }
     }
 
+    /// One attempt at creating the topics, off the caller's thread.
+    public func create(_ topics: [TopicSpec]) async throws {
+        try await offloaded { [self] in try ensure(topics, mode: .create) }
+    }
+
     /// Tries until it succeeds or the task is cancelled (the broker may start after us).
     public func ensureRetrying(_ topics: [TopicSpec], mode: TopicsMode? = nil) async throws {
         var attempt = 0
@@ -89,11 +94,19 @@ public struct TopicProvisioner: Sendable {
     /// partition count, not ours). With any other profile it returns at once:
     /// a Kafka cluster keeps its topics.
     public func keep(_ topics: [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)) async {
+        await keep({ topics }, mode: mode, every: interval)
+    }
+
+    /// The same for topics that change while it runs (a requester's current reply topic).
+    public func keep(
+        _ topics: @escaping @Sendable () -> [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)
+    ) async {
         guard settings.profile == .tansu else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             do {
-                try await offloaded { [self] in try ensure(topics, mode: mode) }
+                let now = topics()
+                try await offloaded { [self] in try ensure(now, mode: mode) }
             } catch {
                 logger.debug("topic check failed", metadata: ["error": "\(error)"])
             }
@@ -104,6 +117,13 @@ public struct TopicProvisioner: Sendable {
     /// generated instance id, at shutdown: the next start has another name).
     public func delete(_ topics: [String]) async throws {
         try await offloaded { [producer] in try producer.administer { try $0.deleteTopics(topics, timeoutMs: 5000) } }
+    }
+
+    /// The topics whose names start with `prefix`, as the broker's metadata has them now.
+    public func topics(named prefix: String) async throws -> [String] {
+        try await offloaded { [producer] in
+            try producer.administer { try $0.topicNames(timeoutMs: 5000) }.filter { $0.hasPrefix(prefix) }
+        }
     }
 
     /// How many records the topic holds now (the sum of its high watermarks).

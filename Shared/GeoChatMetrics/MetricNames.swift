@@ -35,6 +35,12 @@ public enum MetricNames {
     public static let commandErrors = "geochat_command_errors_total"
     public static let commandDuration = "geochat_command_duration_seconds"
     public static let commandsDropped = "geochat_commands_dropped_total"
+    /// Owner side, by command: from the requester's send to the handler's start
+    /// (produce, broker, fetch, waiting behind the key's earlier commands).
+    /// Requester side: from the owner's answer to its arrival. Both subtract
+    /// wall clocks of two processes: across machines, their skew is in it.
+    public static let commandWait = "geochat_command_wait_seconds"
+    public static let replyTravel = "geochat_reply_travel_seconds"
 
     // PostgreSQL pool, per service.
     public static let pgQueryDuration = "geochat_pg_query_duration_seconds"

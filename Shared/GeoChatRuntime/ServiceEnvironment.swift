@@ -112,6 +112,8 @@ public struct ServiceEnvironment: Sendable {
             overrides: overrides)
         settings.profile = profile
         settings.topicsMode = topicsMode
+        let replyTopicRecords = try configuration.int("kafka.reply.topic.records", default: profile == .tansu ? 2000 : 0)
+        settings.replyTopicRecords = replyTopicRecords > 0 ? replyTopicRecords : nil
         if profile == .kafka {
             settings.groupLessFetchWaitMaxMs = try configuration.int("kafka.groupless.fetch.wait.max.ms", default: 10_000)
         }

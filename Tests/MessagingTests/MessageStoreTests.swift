@@ -121,4 +121,58 @@ import Testing
         let rest = try await store.relayUnannounced(olderThan: .milliseconds(1), limit: 100) { due in due.map { MessageRef($0.message) } }
         #expect(rest == .relayed(published: 1, failed: 0, backlog: 0), "room 2's message; room 3's rows dropped")
     }
+
+    @Test func theInMemoryStoreKeepsTheGroupCommitRules() async throws {
+        try await Self.checkGroupCommit(InMemoryMessageStore())
+    }
+
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func thePostgresStoreKeepsTheGroupCommitRules() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresMessageStore(database: database)
+            try await store.migrate()
+            try await Self.checkGroupCommit(store)
+        }
+    }
+
+    /// Says appended together answer as each would alone: the room's next id,
+    /// a phone's repeat, a key stored before, a room without a log; and every
+    /// stored one is in the outbox.
+    static func checkGroupCommit(_ store: some MessageStore) async throws {
+        let later = Deadline.after(.seconds(30))
+        let ann = SessionID.random(), bob = SessionID.random()
+        for room: RoomID in [21, 22, 23] { try await store.open(room) }
+        func say(_ room: RoomID, _ nick: String, _ text: String, _ author: SessionID?, _ key: String, by: Deadline = later) -> NewMessage {
+            NewMessage(room: room, nick: nick, text: text, author: author, key: key, commitBy: by)
+        }
+        let first = try await store.append([
+            say(21, "Ann", "one", ann, "g1"), say(22, "Bob", "two", bob, "g2"), say(23, "jack", "three", nil, "g3"),
+            say(24, "Ann", "nowhere", ann, "g4"),
+        ])
+        #expect(first.map { try? $0.get()?.message.id } == [1, 1, 1, nil])
+        #expect(try await store.state(of: 24) == .unknown, "a room without a log stores nothing")
+        guard case .success(.stored(let one)?) = first[0], case .success(.stored(let three)?) = first[2] else {
+            Issue.record("not stored: \(first)")
+            return
+        }
+        #expect(one.text == "one" && one.nick == "Ann" && one.room == 21)
+        let second = try await store.append([
+            say(21, "Ann", "one", ann, "g5"),  // Ann's repeat
+            say(22, "Bob", "again", bob, "g2"),  // a key stored before
+            say(23, "jack", "three", nil, "g6"),  // an anonymous repeat
+        ])
+        #expect(try second[0].get() == .repeated(one, author: ann))
+        #expect(throws: DuplicateIdempotencyKey.self) { try second[1].get() }
+        #expect(try second[2].get() == .repeated(three, author: nil))
+        let third = try await store.append([say(21, "Ann", "four", ann, "g7"), say(22, "Bob", "five", bob, "g8")])
+        #expect(third.map { try? $0.get()?.message.id } == [2, 2])
+        await #expect(throws: (any Error).self, "a say past its commit deadline fails the batch") {
+            try await store.append([say(23, "jill", "late", nil, "g9", by: .after(.milliseconds(-1))), say(21, "x", "y", nil, "g10")])
+        }
+        #expect(try await store.stored(key: "g9") == nil, "the late say is not stored")
+        #expect(try await store.stored(key: "g10") == nil, "nor the batch after it")
+        #expect(try await store.heads([21, 22, 23]) == [RoomHead(room: 21, head: 2), RoomHead(room: 22, head: 2), RoomHead(room: 23, head: 1)])
+        let outbox = try await store.relayUnannounced(olderThan: .zero, limit: 100) { due in due.map { MessageRef($0.message) } }
+        #expect(outbox == .relayed(published: 5, failed: 0, backlog: 0))
+    }
 }

@@ -22,6 +22,46 @@ import Testing
         }
     }
 
+    @Test func theInMemoryStoreKeepsTheSayerRules() async throws {
+        try await Self.checkSayers(InMemoryRoomStore())
+    }
+
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func thePostgresStoreKeepsTheSayerRules() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresRoomStore(database: database)
+            try await store.migrate()
+            try await Self.checkSayers(store)
+        }
+    }
+
+    /// Says join their authors, many at once: a new membership is announced
+    /// (when asked), a known one only renewed, keeping the nick it holds; an
+    /// anonymous post and a room that does not exist make no member; an ended
+    /// session is not brought back.
+    static func checkSayers(_ store: some RoomStore) async throws {
+        let alice = SessionID.random(), bob = SessionID.random(), gone = SessionID.random()
+        let p = MercatorPoint(x: 0.25, y: 0.75)!
+        let room = try await store.create(session: alice, position: p, zoom: ZoomLevel(8)!, topic: "Sayers").value.id
+        _ = try await store.join(room, session: bob, nick: "Bob", nickVersion: 3, announce: false)
+        try await store.removeMemberships(of: gone)
+        let first = try await store.sayersJoined(
+            [
+                Sayer(room: room, session: alice, nick: "Alice"), Sayer(room: room, session: alice, nick: "Alice"),
+                Sayer(room: room, session: bob, nick: "bobby"), Sayer(room: room, session: nil, nick: "anon"),
+                Sayer(room: room + 1000, session: alice, nick: "Alice"), Sayer(room: room, session: gone, nick: "Gone"),
+            ], announce: true)
+        #expect(first.map { $0.record.decode(RoomEvent.self) } == [.joined(room: room, session: alice, nick: "Alice")],
+                "only the new membership is announced, once")
+        let members = try #require(try await store.members(room))
+        #expect(members.map(\.nick).sorted() == ["Alice", "Bob"], "a message's nick never replaces the one held")
+        #expect(try await store.members(room + 1000) == nil)
+        #expect(try await store.sayersJoined([Sayer(room: room, session: alice, nick: "Alice")], announce: true).isEmpty,
+                "a member's say announces nothing")
+        #expect(try await store.sayersJoined([Sayer(room: room, session: SessionID.random(), nick: "Quiet")], announce: false).isEmpty)
+        #expect(try #require(try await store.members(room)).count == 3)
+    }
+
     static func checkRules(_ store: some RoomStore) async throws {
         let alice = SessionID.random(), bob = SessionID.random()
         let lobby = try #require(try await store.lobby())

@@ -14,8 +14,6 @@ struct ChatActions: Sendable {
     let messages: MessageReadModel
     let rooms: RoomMap
     let presence: PresenceTracker
-    /// Lets a member's say skip its join.
-    let memberships: KnownMemberships
     let lobby: LobbyLocator
     let settings: GatewaySettings
     let logger: Logger
@@ -95,12 +93,10 @@ struct ChatActions: Sendable {
     private func join(_ session: SessionInfo, _ room: RoomID) async throws(ProtocolError) {
         _ = try await backend.send(
             JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
-        memberships.confirmed(session.id, room)
     }
 
     func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
         let session = try await live(id)
-        memberships.left(session.id, room)
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
@@ -115,32 +111,10 @@ struct ChatActions: Sendable {
 
     func say(session id: SessionID, room: RoomID, text: String) async throws(ProtocolError) -> ChatMessage {
         let session = try await live(id)
-        // Saying joins the room. The rooms service would learn it from the
-        // message event, later; asked side by side with the say, the sayer is
-        // a member before the say is answered (read-your-writes, docs/architecture.md).
-        // A member known to this gateway is not asked again (`KnownMemberships`).
-        let member = memberships.isMember(session.id, of: room)
-        async let joined = attempt { () async throws(ProtocolError) in
-            if !member { try await join(session, room) }
-        }
-        let stored: ChatMessage
-        do throws(ProtocolError) {
-            stored = try await post(room: room, author: session.id, nick: session.nick, text: text)
-        } catch {
-            _ = await joined
-            throw error
-        }
-        switch await joined {
-        case .success where member:
-            // Its message event renews the membership's `active_at`, as a join would.
-            memberships.confirmed(session.id, room)
-        case .success:
-            break
-        case .failure(let error):
-            // The message is stored: the say succeeded. The message event makes the membership soon.
-            logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error.code)"])
-        }
-        return stored
+        // Saying joins the room: the messaging service tells the rooms service
+        // before it answers, so the sayer is listed everywhere once this returns
+        // (read-your-writes, docs/architecture.md, "A say").
+        return try await post(room: room, author: session.id, nick: session.nick, text: text)
     }
 
     /// Messages after `past` (0: the latest `limit`), oldest first. With a
@@ -262,12 +236,6 @@ struct ChatActions: Sendable {
         } catch where error.code == .unavailable {
             return try await halves.send(EndSession(session: id), idempotencyKey: key)
         }
-    }
-
-    private func attempt<Value: Sendable>(
-        _ body: () async throws(ProtocolError) -> Value
-    ) async -> Result<Value, ProtocolError> {
-        do throws(ProtocolError) { return .success(try await body()) } catch { return .failure(error) }
     }
 
     @discardableResult

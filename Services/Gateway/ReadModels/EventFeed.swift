@@ -14,8 +14,6 @@ struct EventFeed: Sendable {
     let rooms: RoomMap
     let sessions: SessionDirectory
     let presence: PresenceTracker
-    /// Forgets a membership when it ends, through whichever gateway.
-    let memberships: KnownMemberships
     /// Push subscribers' participant lists, read again after a membership changes.
     let participants: ParticipantLists
     let logger: Logger
@@ -35,8 +33,7 @@ struct EventFeed: Sendable {
                 case .joined(let room, _, _)?:
                     rooms.visited(room, atMs: WallClock.nowMs())
                     membersChanged(room)
-                case .left(let room, let session)?:
-                    memberships.left(session, room)
+                case .left(let room, _)?:
                     membersChanged(room)
                 case .removed(let room, _)?:
                     messages.remove([room])

@@ -8,6 +8,14 @@ public protocol CommandBus: Sendable {
     func send<Command: WireCommand>(
         _ command: Command, idempotencyKey: String, deadline: Deadline
     ) async throws(RequestError) -> Command.Reply
+
+    /// One way: returns once the owner's topic holds the command (the broker
+    /// acknowledged it); the owner runs it and answers nothing. Commands of one
+    /// key still run in the order they were posted or sent, so a command sent
+    /// after this returns is handled after it.
+    func post<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline
+    ) async throws(RequestError)
 }
 
 extension CommandBus {

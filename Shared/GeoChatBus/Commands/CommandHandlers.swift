@@ -42,9 +42,10 @@ public struct CommandHandlers: Sendable {
             let context = CommandContext(
                 idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
                 deadline: Deadline(epochMs: envelope.deadlineMs),
-                requester: String(envelope.replyTo.dropFirst(Topics.replies(instance: "").count)))
+                requester: Topics.requester(ofReplyTopic: envelope.replyTo))
             var result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
-            var encoded = try? JSONEncoder().encode(ReplyEnvelope(correlationID: envelope.correlationID, result: result))
+            var encoded = try? JSONEncoder().encode(
+                ReplyEnvelope(correlationID: envelope.correlationID, sentAtMs: WallClock.nowMs(), result: result))
             if encoded == nil {
                 // A reply that cannot be encoded is a bug; the requester still gets an answer.
                 logger.error("reply not encodable", metadata: ["command": "\(Command.name)"])
@@ -76,6 +77,9 @@ public struct CommandHandlers: Sendable {
         guard header.schema == RequestHeader.schemaName else { return (header, .dropped(.schema, header.schema)) }
         guard !Deadline(epochMs: header.deadlineMs).hasPassed() else { return (header, .dropped(.deadline, "")) }
         guard let run = table[header.commandName] else { return (header, .dropped(.unknownCommand, header.commandName)) }
+        if let sentAtMs = header.sentAtMs {
+            BusMetrics.commandWait[header.commandName].recordNanoseconds(max(0, WallClock.nowMs() - sentAtMs) * 1_000_000)
+        }
         return (header, await run(header, data, logger))
     }
 

@@ -45,6 +45,7 @@ public struct CommandProcessor: Sendable {
             BusMetrics.commandDuration[header.commandName].record(since: started)
             BusMetrics.commandsHandled[header.commandName].increment()
             if failed { BusMetrics.commandErrors[header.commandName].increment() }
+            guard !header.replyTo.isEmpty else { return }  // posted one way (`CommandBus.post`)
             do {
                 try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
             } catch {

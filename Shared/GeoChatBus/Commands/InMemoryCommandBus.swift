@@ -45,4 +45,18 @@ public final class InMemoryCommandBus: CommandBus {
             return try Command.reply(from: record)
         }
     }
+
+    /// Runs the command before it returns (the posted command's handler has run once this returns).
+    public func post<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline
+    ) async throws(RequestError) {
+        sent.withLock { $0.append((Command.name, command.partitionKey ?? idempotencyKey)) }
+        guard let topicHandlers = handlers.withLock({ $0[Command.topic] }) else { return }  // nobody reads it: as Kafka would hold it
+        let envelope = RequestEnvelope(
+            correlationID: UUID().uuidString, idempotencyKey: idempotencyKey, replyTo: "", deadlineMs: deadline.epochMs,
+            command: command)
+        let bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }
+        _ = await topicHandlers.handle(bytes, logger: logger)
+    }
 }

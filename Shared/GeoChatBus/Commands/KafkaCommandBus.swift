@@ -11,7 +11,11 @@ import Synchronization
 /// drops it). Replies come back on this instance's own one-partition topic,
 /// which this client reads from its end without a consumer group.
 public final class KafkaCommandBus: CommandBus {
-    public let replyTopic: String
+    /// The reply topic requests name now: a new one after `replyTopicRecords`
+    /// replies, where the settings ask for it (`ReplyTopics`).
+    public var replyTopic: String { replies.withLock { $0.current } }
+    private let instance: String
+    private let replies: Mutex<ReplyTopics>
     private let producer: any RecordSender
     private let provisioner: TopicProvisioner
     private let consumer: KafkaConsumer
@@ -26,11 +30,13 @@ public final class KafkaCommandBus: CommandBus {
     private let profile: BrokerProfile
 
     public init(instance: String, settings: KafkaSettings, producer: KafkaProducer, logger: Logger) throws {
-        self.replyTopic = Topics.replies(instance: instance)
+        self.instance = instance
+        self.replies = Mutex(ReplyTopics(instance: instance, rotateAfter: settings.replyTopicRecords))
         self.producer = producer
         self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
         self.profile = settings.profile
-        self.consumer = try KafkaConsumer(settings: settings, topics: [replyTopic], mode: .tail, pace: .interactive, logger: logger)
+        self.consumer = try KafkaConsumer(
+            settings: settings, topics: [Topics.replies(instance: instance)], mode: .tail, pace: .interactive, logger: logger)
         self.logger = logger
     }
 
@@ -42,11 +48,13 @@ public final class KafkaCommandBus: CommandBus {
         // Always made by its instance, whatever `TopicsMode` says: its name is
         // the instance's (docs/operations.md: the create right on `geochat.replies.`).
         try await provisioner.ensureRetrying(replyTopics, mode: .create)
+        await deleteLeftoverGenerations()
         try await consumer.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await self.expireLoop() }
             group.addTask { try? await self.pingUntilReady() }
             group.addTask { try? await self.keepTopicLoop() }
+            group.addTask { try? await self.retireLoop() }
             if profile == .tansu { group.addTask { await self.consumer.followRecreatedTopics() } }
             for await record in consumer.records {
                 deliver(record)
@@ -60,11 +68,14 @@ public final class KafkaCommandBus: CommandBus {
     /// this topic again; it goes rather than being left behind.
     public func shutdown(deletingReplyTopic: Bool = false) async {
         await consumer.close()
-        guard deletingReplyTopic else { return }
+        // Replaced generations go in any case; the current one only with a made-up id.
+        let (current, retired) = replies.withLock { ($0.current, $0.retired) }
+        let doomed = retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
+        guard !doomed.isEmpty else { return }
         do {
-            try await provisioner.delete([replyTopic])
+            try await provisioner.delete(doomed)
         } catch {
-            logger.warning("reply topic not deleted", metadata: ["topic": "\(replyTopic)", "error": "\(error)"])
+            logger.warning("reply topics not deleted", metadata: ["topics": "\(doomed)", "error": "\(error)"])
         }
     }
 
@@ -74,13 +85,6 @@ public final class KafkaCommandBus: CommandBus {
         let topic = Command.topic
         let correlationID = Self.randomToken()
         let started = ContinuousClock.now
-        let envelope = RequestEnvelope(
-            correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTopic,
-            deadlineMs: deadline.epochMs, command: command)
-        let payload: [UInt8]
-        do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
-            throw .notSent("encode: \(error)")
-        }
         // A reply sent before this instance reads its reply topic is lost, and
         // the request would wait its whole deadline for it (a gateway restarted
         // under load answered its first polls 503 after 3 s): until the reply
@@ -88,6 +92,16 @@ public final class KafkaCommandBus: CommandBus {
         while !isReady {
             guard deadline.remaining() > .milliseconds(50) else { throw .notSent("the reply path is not ready yet") }
             try? await Task.sleep(for: .milliseconds(10))
+        }
+        // The reply topic is held until the request ends, so it is not deleted under it.
+        let replyTo = replies.withLock { $0.hold() }
+        defer { replies.withLock { $0.release(replyTo) } }
+        let envelope = RequestEnvelope(
+            correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTo,
+            deadlineMs: deadline.epochMs, sentAtMs: WallClock.nowMs(), command: command)
+        let payload: [UInt8]
+        do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
+            throw .notSent("encode: \(error)")
         }
         let waiter = ReplyWaiter(deadline: started + deadline.remaining())
         let first = waiting.withLock { table in
@@ -117,7 +131,30 @@ public final class KafkaCommandBus: CommandBus {
         return try Command.reply(from: record)
     }
 
+    public func post<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline
+    ) async throws(RequestError) {
+        // No reply topic: the owner answers nothing (`CommandProcessor`).
+        let envelope = RequestEnvelope(
+            correlationID: Self.randomToken(), idempotencyKey: idempotencyKey, replyTo: "", deadlineMs: deadline.epochMs,
+            sentAtMs: WallClock.nowMs(), command: command)
+        let payload: [UInt8]
+        do { payload = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }
+        let delivery = producer.enqueue(
+            topic: Command.topic, key: command.partitionKey ?? idempotencyKey, value: payload, partition: nil)
+        do {
+            try await bounded(by: deadline.remaining()) { try await delivery.wait() }
+        } catch is DeadlineExceeded {
+            throw .timedOut
+        } catch {
+            throw .notSent("\(error)")
+        }
+    }
+
     private func deliver(_ record: KafkaRecord) {
+        if replies.withLock({ $0.received(on: record.topic) }) {
+            Task { await rotate() }
+        }
         guard let reply = try? JSONDecoder().decode(ReplyHeader.self, from: Data(record.value)) else {
             logger.warning("undecodable reply", metadata: ["topic": "\(record.topic)", "offset": "\(record.offset)"])
             return
@@ -127,6 +164,9 @@ public final class KafkaCommandBus: CommandBus {
                 logger.info("reply path ready", metadata: ["topic": "\(replyTopic)"])
             }
             return
+        }
+        if let sentAtMs = reply.sentAtMs {
+            BusMetrics.replyTravel.recordNanoseconds(max(0, WallClock.nowMs() - sentAtMs) * 1_000_000)
         }
         let waiter = waiting.withLock { $0.removeValue(forKey: reply.correlationID) }
         // A reply nobody waits for: its request already timed out.
@@ -160,10 +200,56 @@ public final class KafkaCommandBus: CommandBus {
 
     /// A broker that lost its memory forgets our reply topic; make it again.
     private func keepTopicLoop() async throws {
-        await provisioner.keep(replyTopics, mode: .create)
+        await provisioner.keep({ [self] in replyTopics }, mode: .create)
     }
 
     private var replyTopics: [TopicSpec] { [TopicSpecs.spec(for: replyTopic, partitions: 1)] }
+
+    /// Moves requests to the next reply topic: made and read from its first
+    /// record before any request names it, so no reply to it can be missed.
+    private func rotate() async {
+        let next = replies.withLock { $0.nextTopic }
+        do {
+            try await provisioner.create([TopicSpecs.spec(for: next, partitions: 1)])
+            try await consumer.follow(newTopic: next, partitions: 1)
+            let old = replies.withLock { $0.rotated(to: next) }
+            logger.debug("reply topic replaced", metadata: ["topic": "\(next)", "previous": "\(old)"])
+        } catch {
+            replies.withLock { $0.rotationFailed() }
+            logger.warning("reply topic not replaced yet", metadata: ["topic": "\(next)", "error": "\(error)"])
+        }
+    }
+
+    /// Deletes replaced reply topics once no request waits on them.
+    private func retireLoop() async throws {
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            let drained = replies.withLock { $0.drained() }
+            for topic in drained {
+                do {
+                    try await consumer.unfollow(topic: topic)
+                    try await provisioner.delete([topic])
+                    replies.withLock { $0.deleted(topic) }
+                } catch {
+                    logger.warning("replaced reply topic not deleted yet", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Generations an earlier process of this instance left behind (killed before it deleted them).
+    private func deleteLeftoverGenerations() async {
+        guard replies.withLock({ $0.rotateAfter }) != nil else { return }
+        let base = Topics.replies(instance: instance)
+        do {
+            let leftovers = try await provisioner.topics(named: base + ".").filter {
+                $0 != base && Topics.requester(ofReplyTopic: $0) == instance
+            }
+            if !leftovers.isEmpty { try await provisioner.delete(leftovers) }
+        } catch {
+            logger.warning("could not look for earlier reply topics", metadata: ["error": "\(error)"])
+        }
+    }
 
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -13,19 +13,26 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
     public var replyTo: String
     /// Milliseconds since 1970: after this the requester has given up; do nothing.
     public var deadlineMs: Int64
+    /// Milliseconds since 1970 when the requester sent it (optional: for the
+    /// owner's `geochat_command_wait_seconds`, the time a command spent getting there).
+    public var sentAtMs: Int64?
     public var command: Command
 
-    public init(correlationID: String, idempotencyKey: String, replyTo: String, deadlineMs: Int64, command: Command) {
+    public init(
+        correlationID: String, idempotencyKey: String, replyTo: String, deadlineMs: Int64, sentAtMs: Int64? = nil,
+        command: Command
+    ) {
         self.schema = Self.schemaName
         self.correlationID = correlationID
         self.idempotencyKey = idempotencyKey
         self.replyTo = replyTo
         self.deadlineMs = deadlineMs
+        self.sentAtMs = sentAtMs
         self.command = command
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, command
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, command
     }
 
     public init(from decoder: any Decoder) throws {
@@ -35,6 +42,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         idempotencyKey = header.idempotencyKey
         replyTo = header.replyTo
         deadlineMs = header.deadlineMs
+        sentAtMs = header.sentAtMs
         let named = try decoder.container(keyedBy: CodingKeys.self).nestedContainer(keyedBy: WireName.self, forKey: .command)
         command = try named.decode(Command.self, forKey: WireName(Command.name))
     }
@@ -46,6 +54,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         try container.encode(idempotencyKey, forKey: .idempotencyKey)
         try container.encode(replyTo, forKey: .replyTo)
         try container.encode(deadlineMs, forKey: .deadlineMs)
+        try container.encodeIfPresent(sentAtMs, forKey: .sentAtMs)
         var named = container.nestedContainer(keyedBy: WireName.self, forKey: .command)
         try named.encode(command, forKey: WireName(Command.name))
     }
@@ -61,10 +70,11 @@ public struct RequestHeader: Decodable, Sendable {
     public var idempotencyKey: String
     public var replyTo: String
     public var deadlineMs: Int64
+    public var sentAtMs: Int64?
     public var commandName: String
 
     private enum CodingKeys: String, CodingKey {
-        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, command
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, command
     }
 
     public init(from decoder: any Decoder) throws {
@@ -74,6 +84,7 @@ public struct RequestHeader: Decodable, Sendable {
         idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
         replyTo = try container.decode(String.self, forKey: .replyTo)
         deadlineMs = try container.decode(Int64.self, forKey: .deadlineMs)
+        sentAtMs = try container.decodeIfPresent(Int64.self, forKey: .sentAtMs)
         let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
         guard named.allKeys.count == 1, let name = named.allKeys.first else {
             throw DecodingError.dataCorruptedError(
@@ -88,6 +99,9 @@ public struct ReplyEnvelope<Reply: Codable & Sendable>: Codable, Sendable {
     public static var schemaName: String { ReplyHeader.schemaName }
     public var schema: String
     public var correlationID: String
+    /// Milliseconds since 1970 when the owner answered (optional: for the
+    /// requester's `geochat_reply_travel_seconds`).
+    public var sentAtMs: Int64?
     public var reply: Reply?
     public var error: ProtocolError?
 
@@ -97,9 +111,10 @@ public struct ReplyEnvelope<Reply: Codable & Sendable>: Codable, Sendable {
         return reply.map { .success($0) }
     }
 
-    public init(correlationID: String, result: Result<Reply, ProtocolError>) {
+    public init(correlationID: String, sentAtMs: Int64? = nil, result: Result<Reply, ProtocolError>) {
         self.schema = Self.schemaName
         self.correlationID = correlationID
+        self.sentAtMs = sentAtMs
         switch result {
         case .success(let reply): self.reply = reply
         case .failure(let error): self.error = error
@@ -112,6 +127,7 @@ public struct ReplyHeader: Decodable, Sendable {
     public static let schemaName = "geochat.reply.v2"
     public var schema: String
     public var correlationID: String
+    public var sentAtMs: Int64?
 }
 
 public struct EventEnvelope<Event: Codable & Sendable>: Codable, Sendable {

@@ -65,6 +65,27 @@ public struct JoinRoom: RoomsWireCommand {
     }
 }
 
+/// A say joined its author (saying in a room joins it): made a member, or its
+/// sign of life renewed, and the room visited. Posted one way by the messaging
+/// service once the message is committed and before the say is answered
+/// (`CommandBus.post`); keyed by the room, so a `members` of the room sent
+/// after the say's answer, through any gateway, is handled after it
+/// (read-your-writes: the rooms service runs a room's commands in order).
+public struct JoinBySaying: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "joinBySaying"
+    public var room: RoomID
+    public var session: SessionID
+    public var nick: String
+    public var partitionKey: String? { String(room) }
+
+    public init(room: RoomID, session: SessionID, nick: String) {
+        self.room = room
+        self.session = session
+        self.nick = nick
+    }
+}
+
 public struct LeaveRoom: RoomsWireCommand {
     public typealias Reply = Done
     public static let name = "leave"

@@ -23,8 +23,26 @@ public enum Topics {
     /// Signs of life seen by gateways, batched, keyed by gateway instance.
     public static let presence = "geochat.presence"
 
-    /// Each requesting instance's private reply topic (one partition).
-    public static func replies(instance: String) -> String { "geochat.replies." + instance }
+    /// Each requesting instance's private reply topic (one partition). On a
+    /// broker that cannot trim topics (Tansu) a requester moves to a new one now
+    /// and then and deletes the old (`KafkaCommandBus`): generation 0 is the
+    /// plain name, generation n > 0 ends in `.r<n>`.
+    public static func replies(instance: String, generation: Int = 0) -> String {
+        generation == 0 ? repliesPrefix + instance : repliesPrefix + instance + ".r\(generation)"
+    }
+
+    /// The instance a reply topic belongs to, whatever its generation.
+    public static func requester(ofReplyTopic topic: String) -> String {
+        let instance = topic.hasPrefix(repliesPrefix) ? topic.dropFirst(repliesPrefix.count) : Substring(topic)
+        if let dot = instance.lastIndex(of: "."), instance[dot...].dropFirst().first == "r",
+            Int(instance[dot...].dropFirst(2)) != nil
+        {
+            return String(instance[..<dot])
+        }
+        return String(instance)
+    }
+
+    static let repliesPrefix = "geochat.replies."
 
     /// How long a topic's records matter (docs/operations.md, "Production"):
     /// its retention follows.

@@ -101,4 +101,13 @@ enum RDKafkaAdmin {
         if t.err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("metadata for \(topic): \(t.err.message)") }
         return Int(t.partition_cnt)
     }
+
+    /// The names of every topic the broker's metadata holds now.
+    static func topicNames(client: OpaquePointer, timeoutMs: Int32) throws(KafkaError) -> [String] {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let err = rd_kafka_metadata(client, 1, nil, &metadata, timeoutMs)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError.admin("metadata: \(err.message)") }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        return (0..<Int(metadata.pointee.topic_cnt)).map { String(cString: metadata.pointee.topics[$0].topic) }
+    }
 }

@@ -138,6 +138,10 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         try RDKafkaAdmin.createTopics(client: handle, topics, replicationFactor: replicationFactor, timeoutMs: timeoutMs)
     }
 
+    func topicNames(timeoutMs: Int32) throws(KafkaError) -> [String] {
+        try RDKafkaAdmin.topicNames(client: handle, timeoutMs: timeoutMs)
+    }
+
     func partitionCount(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
         try RDKafkaAdmin.partitionCount(client: handle, topic: topic, timeoutMs: timeoutMs)
     }

@@ -1,0 +1,73 @@
+import GeoChatDomain
+
+/// A requester's reply topics: the one requests name now, and the ones it
+/// replaced, kept until no request waits on them.
+///
+/// Tansu keeps every record of a topic and lists them all on each fetch that
+/// returns records, so a reply topic that only grows makes every reply slower
+/// (docs/architecture.md, "Request/reply"). After `rotateAfter` replies the
+/// requester makes the next generation, reads it from its first record, and
+/// only then names it in new requests; the old one is deleted once the
+/// requests naming it have ended. A pure state machine: `KafkaCommandBus`
+/// makes, reads and deletes the topics it names.
+struct ReplyTopics: Sendable {
+    let instance: String
+    /// Replies on one topic before the next one is made (nil: never).
+    let rotateAfter: Int?
+    private(set) var current: String
+    private(set) var generation = 0
+    private var receivedOnCurrent = 0
+    private var rotating = false
+    /// Requests under way, by the reply topic they named.
+    private var holders: [String: Int] = [:]
+    /// Replaced topics not deleted yet.
+    private(set) var retired: Set<String> = []
+
+    init(instance: String, rotateAfter: Int?) {
+        self.instance = instance
+        self.rotateAfter = rotateAfter
+        current = Topics.replies(instance: instance)
+    }
+
+    /// A request starts: the topic it names for its reply.
+    mutating func hold() -> String {
+        holders[current, default: 0] += 1
+        return current
+    }
+
+    /// The request that named `topic` ended (answered, timed out or not sent).
+    mutating func release(_ topic: String) {
+        guard let count = holders[topic] else { return }
+        holders[topic] = count > 1 ? count - 1 : nil
+    }
+
+    /// A reply arrived on `topic`: true when the caller should now make the next topic.
+    mutating func received(on topic: String) -> Bool {
+        guard topic == current, let rotateAfter else { return false }
+        receivedOnCurrent += 1
+        guard receivedOnCurrent >= rotateAfter, !rotating else { return false }
+        rotating = true
+        return true
+    }
+
+    var nextTopic: String { Topics.replies(instance: instance, generation: generation + 1) }
+
+    /// The next topic is made and read: new requests name it. Returns the topic replaced.
+    mutating func rotated(to next: String) -> String {
+        let previous = current
+        retired.insert(previous)
+        current = next
+        generation += 1
+        receivedOnCurrent = 0
+        rotating = false
+        return previous
+    }
+
+    /// Making the next topic failed: the next reply tries again.
+    mutating func rotationFailed() { rotating = false }
+
+    /// Replaced topics no request waits on: to be deleted.
+    func drained() -> [String] { retired.filter { holders[$0] == nil }.sorted() }
+
+    mutating func deleted(_ topic: String) { retired.remove(topic) }
+}

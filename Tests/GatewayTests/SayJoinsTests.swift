@@ -1,0 +1,35 @@
+import GeoChatDomain
+import Testing
+
+@testable import Gateway
+
+/// Saying joins the room: the sayer is a member once the say is answered, and
+/// only a new membership is announced (a `joined` event wakes every push
+/// subscriber of the room to read its participants again).
+extension GatewayRouterTests {
+    private func joins(of session: SessionID, in room: RoomID) -> Int {
+        published.published(RoomEvent.self).filter {
+            if case .joined(room, session, _) = $0 { return true }
+            return false
+        }.count
+    }
+
+    @Test func aSayJoinsItsAuthorAndOnlyANewMembershipIsAnnounced() async throws {
+        let actions = gateway.actions
+        let session = try await actions.start(nick: Nickname("Lydia")!)
+        let room = try await actions.create(
+            session: session.id, position: MercatorPoint(x: 0.25, y: 0.5)!, zoom: ZoomLevel(10)!, topic: "members"
+        ).id
+        _ = try await actions.say(session: session.id, room: room, text: "one")
+        #expect(joins(of: session.id, in: room) == 1, "the first say joins")
+        #expect(try await actions.participants(of: room) == ["Lydia"], "a member before the say is answered")
+        _ = try await actions.say(session: session.id, room: room, text: "two")
+        #expect(joins(of: session.id, in: room) == 1, "a member's say changes no list")
+
+        try await actions.leave(session: session.id, room: room)
+        #expect(try await actions.participants(of: room) == [])
+        _ = try await actions.say(session: session.id, room: room, text: "three")
+        #expect(joins(of: session.id, in: room) == 2, "after a leave the say joins again")
+        #expect(try await actions.participants(of: room) == ["Lydia"])
+    }
+}
