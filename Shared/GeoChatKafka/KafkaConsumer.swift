@@ -176,30 +176,6 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Tail mode: starts reading a topic made after `start` (a requester's next
-    /// reply topic) from its first record, beside those read already.
-    public func follow(newTopic topic: String, partitions: Int) async throws {
-        guard case .tail = mode else { return }
-        let added = (0..<Int32(partitions)).map { PartitionID(topic: topic, partition: $0) }
-        try await onPollQueue { [self] () throws(KafkaError) in
-            try handle.addPartitions(added, from: 0)
-            nextOffsets.withLock { offsets in for p in added { offsets[p] = 0 } }
-        }
-    }
-
-    /// Tail mode: stops reading a topic (one about to be deleted).
-    public func unfollow(topic: String) async throws {
-        guard case .tail = mode else { return }
-        try await onPollQueue { [self] () throws(KafkaError) in
-            let dropped = nextOffsets.withLock { offsets in
-                let dropped = offsets.keys.filter { $0.topic == topic }
-                for p in dropped { offsets[p] = nil }
-                return dropped
-            }
-            if !dropped.isEmpty { try handle.removePartitions(dropped) }
-        }
-    }
-
     /// Runs `body` on the poll queue, so no poll runs beside it.
     private func onPollQueue(_ body: @escaping @Sendable () throws(KafkaError) -> Void) async throws {
         let done: Result<Void, KafkaError> = await withCheckedContinuation { continuation in

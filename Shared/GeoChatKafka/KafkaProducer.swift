@@ -102,4 +102,15 @@ public final class KafkaProducer: RecordSender {
     func administer<T>(_ body: (RDKafkaProducerHandle) throws -> T) throws -> T {
         try body(try activeHandle())
     }
+
+    /// Topic administration through a client made for it and closed after:
+    /// for topics made and deleted while the process runs (a requester's reply
+    /// topics). librdkafka 2.16 crashed in its metadata cache (a SIGSEGV in
+    /// `rd_kafka_metadata_cache_find`) when a topic its long-lived client had
+    /// made, or read, was deleted; a client that is gone cannot.
+    func administerApart<T>(_ body: (RDKafkaProducerHandle) throws -> T) throws -> T {
+        let client = try RDKafkaProducerHandle(properties: settings.adminProperties)
+        defer { client.close(flushTimeoutMs: 0) }
+        return try body(client)
+    }
 }

@@ -103,16 +103,13 @@ public struct KafkaSettings: Sendable {
             "retry.backoff.ms": "50",
             // Topics are made by TopicProvisioner with our partition count, never by accident.
             "allow.auto.create.topics": "false",
-        ]) { $1 }.merging(profile == .tansu ? Self.tansuProducerProperties : [:]) { $1 }.merging(overrides) { $1 }
+        ]) { $1 }.merging(overrides) { $1 }
     }
 
-    /// One record a batch on the dev broker: Tansu 0.6 serves a partition from
-    /// the first batch whose base offset is at or after the fetch position, so
-    /// a consumer positioned inside a batch (a commit after a record in its
-    /// middle, or a "latest" offset, which Tansu answers as the last batch's
-    /// base + 1) never gets that batch's later records, and re-lists the whole
-    /// partition on every fetch while it waits (docs/architecture.md, "Kafka settings").
-    static let tansuProducerProperties = ["batch.num.messages": "1"]
+    /// A short-lived client for topic administration (no idempotence: it sends no records).
+    var adminProperties: [String: String] {
+        common.merging(["allow.auto.create.topics": "false"]) { $1 }.merging(overrides) { $1 }
+    }
 
     /// Checks every property librdkafka would be given, producer's and
     /// consumer's, without connecting: a refused one is named in the error.

@@ -66,9 +66,21 @@ public struct TopicProvisioner: Sendable {
         }
     }
 
-    /// One attempt at creating the topics, off the caller's thread.
-    public func create(_ topics: [TopicSpec]) async throws {
-        try await offloaded { [self] in try ensure(topics, mode: .create) }
+    /// Creates topics this instance makes and deletes while it runs (reply
+    /// topics), through a client of their own (`KafkaProducer.administerApart`).
+    public func createApart(_ topics: [TopicSpec]) async throws {
+        try await offloaded { [self] in
+            try producer.administerApart { client in
+                try client.createTopics(
+                    topics.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
+                    replicationFactor: settings.replicationFactor, timeoutMs: 5000)
+            }
+        }
+    }
+
+    /// Deletes topics made by `createApart`, through a client of their own.
+    public func deleteApart(_ topics: [String]) async throws {
+        try await offloaded { [producer] in try producer.administerApart { try $0.deleteTopics(topics, timeoutMs: 5000) } }
     }
 
     /// Tries until it succeeds or the task is cancelled (the broker may start after us).

@@ -111,14 +111,18 @@ HOPS = [
      "geochat_command_duration_seconds", 'command="say"'),
     ("messaging: PostgreSQL transactions", "messaging", "geochat_pg_query_duration_seconds", 'kind="transaction"'),
     ("gateway: reply produced -> received (broker, fetch)", "gateways", "geochat_reply_travel_seconds", ""),
-    ("gateway: join sent beside the say -> reply", "gateways", "geochat_request_duration_seconds",
+    ("gateway: join sent beside the say -> reply (before issue 25)", "gateways", "geochat_request_duration_seconds",
      'topic="geochat.rooms.commands"'),
+    ("rooms: joinBySaying posted -> handler starts", "rooms", "geochat_command_wait_seconds",
+     'command="joinBySaying"'),
+    ("rooms: joinBySaying handled", "rooms", "geochat_command_duration_seconds", 'command="joinBySaying"'),
 ]
 
 
 def scenario_budget(stack, args, results):
     # A gateway serves its metrics on its operators' listener.
-    urls = {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging}
+    urls = {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging,
+            "rooms": stack.rooms}
     before = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
     record = asyncio.run(bench.fanout_run(stack, args.rate, args.budget_seconds, 20, 0.01))
     after = {kind: [scrape(u) for u in us] for kind, us in urls.items()}

@@ -18,7 +18,14 @@ public final class KafkaCommandBus: CommandBus {
     private let replies: Mutex<ReplyTopics>
     private let producer: any RecordSender
     private let provisioner: TopicProvisioner
-    private let consumer: KafkaConsumer
+    private let settings: KafkaSettings
+    /// One consumer per reply topic: a replaced topic's consumer is closed
+    /// before the topic is deleted (librdkafka 2.16 crashed in its metadata
+    /// cache when a topic a live handle had read was deleted).
+    private let readers: Mutex<[String: KafkaConsumer]>
+    private let firstReader: KafkaConsumer
+    private let newReaders: AsyncStream<KafkaConsumer>
+    private let newReader: AsyncStream<KafkaConsumer>.Continuation
     private let logger: Logger
     private let waiting = Mutex<[String: ReplyWaiter]>([:])
     private let ready = Atomic<Bool>(false)
@@ -35,8 +42,11 @@ public final class KafkaCommandBus: CommandBus {
         self.producer = producer
         self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
         self.profile = settings.profile
-        self.consumer = try KafkaConsumer(
-            settings: settings, topics: [Topics.replies(instance: instance)], mode: .tail, pace: .interactive, logger: logger)
+        self.settings = settings
+        let first = Topics.replies(instance: instance)
+        self.firstReader = try KafkaConsumer(settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
+        self.readers = Mutex([first: firstReader])
+        (newReaders, newReader) = AsyncStream.makeStream()
         self.logger = logger
     }
 
@@ -49,14 +59,24 @@ public final class KafkaCommandBus: CommandBus {
         // the instance's (docs/operations.md: the create right on `geochat.replies.`).
         try await provisioner.ensureRetrying(replyTopics, mode: .create)
         await deleteLeftoverGenerations()
-        try await consumer.start()
-        await withTaskGroup(of: Void.self) { group in
+        try await firstReader.start()
+        await withDiscardingTaskGroup { group in
             group.addTask { try? await self.expireLoop() }
             group.addTask { try? await self.pingUntilReady() }
             group.addTask { try? await self.keepTopicLoop() }
             group.addTask { try? await self.retireLoop() }
-            if profile == .tansu { group.addTask { await self.consumer.followRecreatedTopics() } }
-            for await record in consumer.records {
+            group.addTask { await self.read(self.firstReader) }
+            for await reader in newReaders {
+                group.addTask { await self.read(reader) }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func read(_ reader: KafkaConsumer) async {
+        await withDiscardingTaskGroup { group in
+            if profile == .tansu { group.addTask { await reader.followRecreatedTopics() } }
+            for await record in reader.records {
                 deliver(record)
             }
             group.cancelAll()
@@ -67,7 +87,8 @@ public final class KafkaCommandBus: CommandBus {
     /// up at start (no `GEOCHAT_INSTANCE_ID`), so no later process will use
     /// this topic again; it goes rather than being left behind.
     public func shutdown(deletingReplyTopic: Bool = false) async {
-        await consumer.close()
+        newReader.finish()
+        for reader in readers.withLock({ Array($0.values) }) { await reader.close() }
         // Replaced generations go in any case; the current one only with a made-up id.
         let (current, retired) = replies.withLock { ($0.current, $0.retired) }
         let doomed = retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
@@ -205,13 +226,18 @@ public final class KafkaCommandBus: CommandBus {
 
     private var replyTopics: [TopicSpec] { [TopicSpecs.spec(for: replyTopic, partitions: 1)] }
 
-    /// Moves requests to the next reply topic: made and read from its first
-    /// record before any request names it, so no reply to it can be missed.
+    /// Moves requests to the next reply topic: made and read, by a consumer of
+    /// its own, from its first record before any request names it, so no reply
+    /// to it can be missed.
     private func rotate() async {
         let next = replies.withLock { $0.nextTopic }
         do {
-            try await provisioner.create([TopicSpecs.spec(for: next, partitions: 1)])
-            try await consumer.follow(newTopic: next, partitions: 1)
+            try await provisioner.createApart([TopicSpecs.spec(for: next, partitions: 1)])
+            let reader = try KafkaConsumer(settings: settings, topics: [next], mode: .tail, pace: .interactive, logger: logger)
+            // Assigned from the new topic's end, 0: every reply to it is read.
+            try await reader.start()
+            readers.withLock { $0[next] = reader }
+            newReader.yield(reader)
             let old = replies.withLock { $0.rotated(to: next) }
             logger.debug("reply topic replaced", metadata: ["topic": "\(next)", "previous": "\(old)"])
         } catch {
@@ -227,8 +253,8 @@ public final class KafkaCommandBus: CommandBus {
             let drained = replies.withLock { $0.drained() }
             for topic in drained {
                 do {
-                    try await consumer.unfollow(topic: topic)
-                    try await provisioner.delete([topic])
+                    if let reader = readers.withLock({ $0.removeValue(forKey: topic) }) { await reader.close() }
+                    try await provisioner.deleteApart([topic])
                     replies.withLock { $0.deleted(topic) }
                 } catch {
                     logger.warning("replaced reply topic not deleted yet", metadata: ["topic": "\(topic)", "error": "\(error)"])

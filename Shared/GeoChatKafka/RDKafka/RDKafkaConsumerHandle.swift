@@ -55,29 +55,6 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return starts
     }
 
-    /// Adds partitions to those read without a group, each from `offset`, and
-    /// keeps reading the others where they are.
-    func addPartitions(_ partitions: [PartitionID], from offset: Int64) throws(KafkaError) {
-        let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
-        defer { rd_kafka_topic_partition_list_destroy(list) }
-        for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = offset }
-        if let error = rd_kafka_incremental_assign(handle, list) {
-            defer { rd_kafka_error_destroy(error) }
-            throw KafkaError.client("assign: \(String(cString: rd_kafka_error_string(error)))")
-        }
-    }
-
-    /// Stops reading the partitions; the others are read on.
-    func removePartitions(_ partitions: [PartitionID]) throws(KafkaError) {
-        let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
-        defer { rd_kafka_topic_partition_list_destroy(list) }
-        for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }
-        if let error = rd_kafka_incremental_unassign(handle, list) {
-            defer { rd_kafka_error_destroy(error) }
-            throw KafkaError.client("unassign: \(String(cString: rd_kafka_error_string(error)))")
-        }
-    }
-
     /// The partition's low and high watermarks as its leader reports them now (blocks).
     func watermarks(_ p: PartitionID, timeoutMs: Int32) throws(KafkaError) -> (low: Int64, high: Int64) {
         var low: Int64 = 0

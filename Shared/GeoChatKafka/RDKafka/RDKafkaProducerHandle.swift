@@ -37,7 +37,9 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
         completion: DeliveryCompletion
     ) -> rd_kafka_resp_err_t {
-        let rkt = topicHandle(topic)
+        let (rkt, cached) = topicHandle(topic)
+        // A record in the queue holds its topic: the handle may go at once.
+        defer { if !cached { rd_kafka_topic_destroy(rkt) } }
         let opaque = Unmanaged.passRetained(completion).toOpaque()
         let status: Int32 = value.withUnsafeBytes { payload in
             func send(_ keyPointer: UnsafeRawPointer?, _ keyLength: Int) -> Int32 {
@@ -150,12 +152,20 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         try RDKafkaAdmin.highWatermarks(client: handle, topic: topic, timeoutMs: timeoutMs)
     }
 
-    private func topicHandle(_ name: String) -> OpaquePointer {
+    /// Topic handles kept for reuse: the shared topics and the first reply
+    /// topics met. Others (reply topics that come and go) get a handle per
+    /// record, so a long-lived producer does not keep one for every reply
+    /// topic it ever answered on.
+    static let cachedTopics = 64
+
+    /// The topic's handle, and whether the cache keeps it (else the caller destroys it).
+    private func topicHandle(_ name: String) -> (OpaquePointer, cached: Bool) {
         topics.withLock { cache in
-            if let rkt = cache[name] { return rkt }
+            if let rkt = cache[name] { return (rkt, true) }
             let rkt = rd_kafka_topic_new(handle, name, nil)!
+            guard cache.count < Self.cachedTopics else { return (rkt, false) }
             cache[name] = rkt
-            return rkt
+            return (rkt, true)
         }
     }
 }
