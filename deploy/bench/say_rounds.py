@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Three rounds of says at `wrk -c64` on a fresh stack, with the broker's CPU over each
+(deploy/bench-variants.sh). One variant per call prints one table row; `--write-doc` puts
+the rows it is given into docs/benchmarks.md ("Variants")."""
+import argparse
+import datetime
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402
+import bench_writes  # noqa: E402
+from geochat_support.stack import Stack  # noqa: E402
+
+
+def broker_seconds(state_dir):
+    with open(os.path.join(state_dir, "pids", "kafka.pid")) as f:
+        pid = int(f.read().strip())
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def variant_row(stack_env, name, settings, rounds=3, seconds=10):
+    stack = Stack(stack_env)
+    state = os.path.dirname(os.path.abspath(stack_env))
+    sessions, rooms = bench_writes.say_setup(stack.gateways[0], "v")
+    rnd = random.Random(1)
+    rates, cores = [], []
+    for r in range(rounds):
+        paths = [bench.q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms), msg=f"v {r} {i}")
+                 for i in range(20000)]
+        before = broker_seconds(state)
+        outcome = bench.wrk(stack.gateways[0], paths, seconds, 64)
+        cores.append((broker_seconds(state) - before) / seconds)
+        rates.append(f"{outcome['rps']:.0f}" + (f" ({outcome['failed']} failed)" if outcome["failed"] else ""))
+    return (f"| {name} | {settings or 'as the stack ships'} | {', '.join(rates)} | "
+            f"{min(cores):.2f}–{max(cores):.2f} |")
+
+
+def write_doc(rows, command):
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    block = [f"### Variants: {when}", "", f"Command: `{command}`. Machine: {bench.machine_facts()}. "
+             "Each variant on a fresh release stack (2 gateways, 2 messaging), three 10 s rounds of says at "
+             "`wrk -t2 -c64` one after the other.", "",
+             "| variant | settings | says/s by round | broker, cores |", "| --- | --- | --- | --- |", *rows, ""]
+    print("\n".join(block))
+    path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
+    text = open(path).read()
+    marker = "<!-- bench-variants:runs -->"
+    if marker not in text:
+        text = text.rstrip() + "\n\n## Variants (deploy/bench-variants.sh)\n\nEach run adds its block here, " \
+               "newest first.\n\n" + marker + "\n"
+    with open(path, "w") as f:
+        f.write(text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack-env")
+    parser.add_argument("--name")
+    parser.add_argument("--settings", default="")
+    parser.add_argument("--write-doc", action="store_true")
+    parser.add_argument("--command", default="bash deploy/bench-variants.sh")
+    parser.add_argument("rows", nargs="*")
+    args = parser.parse_args()
+    if args.write_doc:
+        write_doc(args.rows, args.command)
+    else:
+        print(variant_row(args.stack_env, args.name, args.settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""A long run of says at a fixed rate against a stack that is never restarted (deploy/soak.sh):
+does it answer after an hour as it did in its first minute, and idle as it did before?
+
+  soak.py --stack-env .data/soak/stack.env --minutes 30 --rate 200
+
+Before and after the load: the whole stack's idle CPU over 60 s (deploy/idle_cpu.py's
+reading), and 20 lone `start` + `say` pairs one after the other. During it: says at
+`--rate` a second (open loop: each has its scheduled time, queueing counts) through every
+gateway in turn, into 100 rooms, from 16 sessions; per minute the answers' p50/p99 and
+how many failed (a `503` or no answer within 10 s).
+"""
+import argparse
+import asyncio
+import datetime
+import os
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402
+from bench import AsyncPool, create_rooms, fmt, log, q, start_sessions  # noqa: E402
+from geochat_support.protocol import session_id_in, success_id_in  # noqa: E402
+from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.stats import percentile as nearest_rank  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, ".."))
+import idle_cpu  # noqa: E402
+
+
+def percentile(values, p):
+    return nearest_rank(values, p) if values else float("nan")
+
+
+def idle_cores(state_dir, seconds):
+    named = idle_cpu.processes(state_dir)
+    before, t0 = idle_cpu.sample(named), time.monotonic()
+    time.sleep(seconds)
+    after, wall = idle_cpu.sample(named), time.monotonic() - t0
+    used = sum(ticks - before[name].get(p, 0) for name in named for p, ticks in after[name].items())
+    return used / idle_cpu.TICKS / wall
+
+
+async def lone_pairs(url, count=20):
+    """`start` then `say` into a fresh room, one pair at a time: the pair's time in ms."""
+    pool = AsyncPool(url, 1)
+    try:
+        owner = (await start_sessions(pool, 1, "lone"))[0]
+        room = (await create_rooms(pool, owner, 1, f"lone {time.time()}"))[0]
+        times = []
+        for i in range(count):
+            began = time.monotonic()
+            answer = await pool.get(q(cmd="start", nick=f"lone{i}"))
+            session = session_id_in(answer.body)
+            answer = await pool.get(q(cmd="say", sessionid=session, chatid=room, msg=f"lone {i}"))
+            if success_id_in(answer.body) is not None:
+                times.append((time.monotonic() - began) * 1000)
+        return times
+    finally:
+        pool.close()
+
+
+async def load(stack, rate, minutes):
+    pools = [AsyncPool(url, 64) for url in stack.gateways]
+    try:
+        sessions = await start_sessions(pools[0], 16, "soak")
+        rooms = await create_rooms(pools[0], sessions[0], 100, f"soak {time.time()}")
+        per_minute = {}  # minute -> (answer times in ms, failures)
+        rnd = random.Random(5)
+
+        async def say(i, scheduled):
+            minute = int((scheduled - t0) // 60)
+            times, _ = per_minute.setdefault(minute, ([], [0]))
+            try:
+                answer = await asyncio.wait_for(
+                    pools[i % len(pools)].get(q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms),
+                                                msg=f"soak {i}")), 10)
+                if answer.ok:
+                    times.append((time.monotonic() - scheduled) * 1000)
+                    return
+            except Exception:
+                pass
+            per_minute[minute][1][0] += 1
+
+        t0 = time.monotonic() + 0.5
+        total = int(rate * minutes * 60)
+        pending = set()
+        for i in range(total):
+            scheduled = t0 + i / rate
+            delay = scheduled - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            pending.add(asyncio.ensure_future(say(i, scheduled)))
+            if i % 1000 == 0:
+                pending = {t for t in pending if not t.done()}
+                if i and i % (rate * 60) == 0:
+                    m = int((scheduled - t0) // 60) - 1
+                    times, failed = per_minute.get(m, ([], [0]))
+                    log(f"minute {m + 1}: {len(times)} answered, p50 {fmt(percentile(times, 50))} "
+                        f"ms, p99 {fmt(percentile(times, 99))} ms, {failed[0]} failed")
+        if pending:
+            await asyncio.wait(pending, timeout=15)
+        return per_minute
+    finally:
+        for pool in pools:
+            pool.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack-env", required=True)
+    parser.add_argument("--minutes", type=float, default=30)
+    parser.add_argument("--rate", type=int, default=200)
+    parser.add_argument("--idle-seconds", type=int, default=60)
+    parser.add_argument("--command", default="bash deploy/soak.sh")
+    parser.add_argument("--no-doc", action="store_true")
+    args = parser.parse_args()
+    stack = Stack(args.stack_env)
+    state = os.path.dirname(os.path.abspath(args.stack_env))
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+    idle_before = idle_cores(state, args.idle_seconds)
+    lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
+    log(f"before: idle {idle_before:.3f} cores, lone start + say p50 {fmt(percentile(lone_before, 50))} ms")
+    per_minute = asyncio.run(load(stack, args.rate, args.minutes))
+    time.sleep(30)  # what the load left in flight settles
+    lone_after = asyncio.run(lone_pairs(stack.gateways[0]))
+    idle_after = idle_cores(state, args.idle_seconds)
+    log(f"after: idle {idle_after:.3f} cores, lone start + say p50 {fmt(percentile(lone_after, 50))} ms")
+
+    minutes = sorted(per_minute)
+    def window(ms):
+        times = [t for m in ms for t in per_minute[m][0]]
+        return percentile(times, 99)
+    first, last = window(minutes[:5]), window(minutes[-5:])
+    failed = sum(per_minute[m][1][0] for m in minutes)
+    rows = [f"| {m + 1} | {len(per_minute[m][0])} | {fmt(percentile(per_minute[m][0], 50))} | "
+            f"{fmt(percentile(per_minute[m][0], 99))} | {per_minute[m][1][0]} |"
+            for m in minutes]
+    block = [
+        f"### Soak: {when}", "",
+        f"Command: `{args.command}`. {args.rate} says/s offered for {args.minutes:g} minutes through "
+        f"{len(stack.gateways)} gateway(s), the broker never restarted. Machine: {bench.machine_facts()}.", "",
+        f"- p99 of the first 5 minutes {fmt(first)} ms, of the last 5 {fmt(last)} ms: "
+        f"{fmt(last / first if first == first and first else float('nan'), 2)}× (target ≤ 1.5×); {failed} failed (target 0).",
+        f"- A lone `start` + `say`: p50 {fmt(percentile(lone_before, 50))} ms before, "
+        f"{fmt(percentile(lone_after, 50))} ms after (target within 1.5×).",
+        f"- The idle stack: {idle_before:.3f} cores before, {idle_after:.3f} after (target within 0.05).", "",
+        "| minute | answered | p50 ms | p99 ms | failed |", "| --- | --- | --- | --- | --- |", *rows, ""]
+    print("\n".join(block))
+    if not args.no_doc:
+        path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
+        text = open(path).read()
+        marker = "<!-- soak:runs -->"
+        if marker not in text:
+            text = text.rstrip() + "\n\n## Soak (deploy/soak.sh)\n\nEach run adds its block here, newest first.\n\n" \
+                   + marker + "\n"
+        text = text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1)
+        with open(path, "w") as f:
+            f.write(text)
+        log("docs/benchmarks.md updated")
+
+
+if __name__ == "__main__":
+    main()
