@@ -231,9 +231,11 @@ public final class KafkaCommandBus: CommandBus {
     /// to it can be missed.
     private func rotate() async {
         let next = replies.withLock { $0.nextTopic }
+        var made: KafkaConsumer?
         do {
             try await provisioner.createApart([TopicSpecs.spec(for: next, partitions: 1)])
             let reader = try KafkaConsumer(settings: settings, topics: [next], mode: .tail, pace: .interactive, logger: logger)
+            made = reader
             // Assigned from the new topic's end, 0: every reply to it is read.
             try await reader.start()
             readers.withLock { $0[next] = reader }
@@ -241,6 +243,7 @@ public final class KafkaCommandBus: CommandBus {
             let old = replies.withLock { $0.rotated(to: next) }
             logger.debug("reply topic replaced", metadata: ["topic": "\(next)", "previous": "\(old)"])
         } catch {
+            await made?.close()
             replies.withLock { $0.rotationFailed() }
             logger.warning("reply topic not replaced yet", metadata: ["topic": "\(next)", "error": "\(error)"])
         }
