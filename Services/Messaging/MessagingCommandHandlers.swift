@@ -102,22 +102,19 @@ struct MessagingCommandHandlers: Sendable {
         }
     }
 
-    /// Saying in a room joins it: the rooms service is told before the say is
-    /// answered, on the room's key, so a `participants` asked after the answer
-    /// lists the sayer through every gateway (read-your-writes). Only the
-    /// broker's acknowledgement is awaited, not the rooms service. Should the
-    /// post fail, the say still stands: its message event makes the membership
-    /// moments later (the rooms service's activity feed).
+    /// Saying in a room joins it: the rooms service is told, on the room's key,
+    /// and the say is answered only once the broker has that (`replyAfter`),
+    /// so a `participants` asked after the answer lists the sayer through every
+    /// gateway (read-your-writes). The handler does not wait: the room's next
+    /// say starts at once. Should the post fail, the say still stands: its
+    /// message event makes the membership moments later (the rooms service's
+    /// activity feed).
     private func joinAuthor(of command: Say, _ context: CommandContext) async {
         guard let session = command.session else { return }
-        do {
-            try await bus.post(
-                JoinBySaying(room: command.room, session: session, nick: command.nick),
-                idempotencyKey: context.idempotencyKey + "/join", deadline: context.deadline.forNestedRequest)
-        } catch {
-            logger.warning(
-                "say stored, membership left to the message event", metadata: ["room": "\(command.room)", "error": "\(error)"])
-        }
+        let delivery = await bus.post(
+            JoinBySaying(room: command.room, session: session, nick: command.nick),
+            idempotencyKey: context.idempotencyKey + "/join", deadline: context.deadline.forNestedRequest)
+        context.replyAfter(delivery, failure: "say stored, membership left to the message event")
     }
 
     func history(_ command: ReadHistory, _ context: CommandContext) async throws -> MessageHistory {

@@ -111,8 +111,6 @@ HOPS = [
      "geochat_command_duration_seconds", 'command="say"'),
     ("messaging: PostgreSQL transactions", "messaging", "geochat_pg_query_duration_seconds", 'kind="transaction"'),
     ("gateway: reply produced -> received (broker, fetch)", "gateways", "geochat_reply_travel_seconds", ""),
-    ("gateway: join sent beside the say -> reply (before issue 25)", "gateways", "geochat_request_duration_seconds",
-     'topic="geochat.rooms.commands"'),
     ("rooms: joinBySaying posted -> handler starts", "rooms", "geochat_command_wait_seconds",
      'command="joinBySaying"'),
     ("rooms: joinBySaying handled", "rooms", "geochat_command_duration_seconds", 'command="joinBySaying"'),

@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GeoChatKafka
 
 /// Sends commands to the services that own them and returns their typed replies:
 /// over Kafka in a running service (`KafkaCommandBus`), straight to handlers in
@@ -9,13 +10,14 @@ public protocol CommandBus: Sendable {
         _ command: Command, idempotencyKey: String, deadline: Deadline
     ) async throws(RequestError) -> Command.Reply
 
-    /// One way: returns once the owner's topic holds the command (the broker
-    /// acknowledged it); the owner runs it and answers nothing. Commands of one
-    /// key still run in the order they were posted or sent, so a command sent
-    /// after this returns is handled after it.
+    /// One way, without waiting: the command is handed to the producer now
+    /// (handed one after another, commands of one key keep their order) and
+    /// the owner runs it and answers nothing; the delivery ends with the
+    /// broker's acknowledgement. A command sent once that delivery ended is
+    /// handled after it.
     func post<Command: WireCommand>(
         _ command: Command, idempotencyKey: String, deadline: Deadline
-    ) async throws(RequestError)
+    ) async -> RecordDelivery
 }
 
 extension CommandBus {

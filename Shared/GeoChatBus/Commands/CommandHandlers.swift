@@ -1,6 +1,8 @@
 import Foundation
 import GeoChatDomain
+import GeoChatKafka
 import Logging
+import Synchronization
 
 /// What a handler knows of a request besides its command.
 public struct CommandContext: Sendable {
@@ -9,12 +11,45 @@ public struct CommandContext: Sendable {
     public var deadline: Deadline
     /// The requesting instance, named by its reply topic (audit rows say which gateway).
     public var requester: String
+    /// Records the reply must wait for (`replyAfter`).
+    public let replyGate: ReplyGate
 
-    public init(idempotencyKey: String, correlationID: String = "", deadline: Deadline, requester: String = "") {
+    public init(
+        idempotencyKey: String, correlationID: String = "", deadline: Deadline, requester: String = "",
+        replyGate: ReplyGate = ReplyGate()
+    ) {
         self.idempotencyKey = idempotencyKey
         self.correlationID = correlationID
         self.deadline = deadline
         self.requester = requester
+        self.replyGate = replyGate
+    }
+
+    /// The reply goes only once the broker has this record (or refused it:
+    /// `failure` is logged then, and the reply goes all the same). The handler
+    /// need not wait for it, so the next command of its key starts at once.
+    public func replyAfter(_ delivery: RecordDelivery, failure: String) {
+        replyGate.add(delivery, failure: failure)
+    }
+}
+
+/// Records handed to the producer that a reply waits for (`CommandContext.replyAfter`).
+public final class ReplyGate: Sendable {
+    private let pending = Mutex<[(RecordDelivery, String)]>([])
+
+    public init() {}
+
+    func add(_ delivery: RecordDelivery, failure: String) { pending.withLock { $0.append((delivery, failure)) } }
+
+    var isEmpty: Bool { pending.withLock { $0.isEmpty } }
+
+    /// Waits for every delivery; those that failed are logged.
+    func settle(logger: Logger) async {
+        for (delivery, failure) in pending.withLock({ $0 }) {
+            do { try await delivery.wait() } catch {
+                logger.warning("\(failure)", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }
 
@@ -52,7 +87,7 @@ public struct CommandHandlers: Sendable {
                 result = .failure(.unavailable)
                 encoded = try? JSONEncoder().encode(ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
             }
-            return .answered(Array(encoded ?? Data()), failed: (try? result.get()) == nil)
+            return .answered(Array(encoded ?? Data()), failed: (try? result.get()) == nil, after: context.replyGate)
         }
     }
 
@@ -61,7 +96,8 @@ public struct CommandHandlers: Sendable {
     }
 
     public enum Outcome: Sendable {
-        case answered([UInt8], failed: Bool)
+        /// The reply, sent once the gate's records are with the broker.
+        case answered([UInt8], failed: Bool, after: ReplyGate)
         case dropped(DropReason, String)
     }
 

@@ -40,12 +40,27 @@ public struct CommandProcessor: Sendable {
                     "reason": "\(reason.rawValue)", "topic": "\(record.topic)", "offset": "\(record.offset)",
                     "correlation": "\(header?.correlationID ?? "")", "detail": "\(detail)",
                 ])
-        case .answered(let reply, let failed):
+        case .answered(let reply, let failed, let gate):
             guard let header else { return }
             BusMetrics.commandDuration[header.commandName].record(since: started)
             BusMetrics.commandsHandled[header.commandName].increment()
             if failed { BusMetrics.commandErrors[header.commandName].increment() }
             guard !header.replyTo.isEmpty else { return }  // posted one way (`CommandBus.post`)
+            guard gate.isEmpty else {
+                // The reply waits for records its handler handed over (a say's
+                // `joinBySaying`); the key's next command need not: its work is
+                // done and ordered, and a reply lost in a crash is a timeout the
+                // requester answers "outcome unknown", as before.
+                Task { [producer, logger] in
+                    await gate.settle(logger: logger)
+                    do {
+                        try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
+                    } catch {
+                        logger.warning("reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
+                    }
+                }
+                return
+            }
             do {
                 try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import GeoChatDomain
+import GeoChatKafka
 import Logging
 import Synchronization
 
@@ -41,7 +42,8 @@ public final class InMemoryCommandBus: CommandBus {
             throw .timedOut
         case .dropped(let reason, let detail):
             throw .unexpectedReply("\(reason.rawValue): \(detail)")
-        case .answered(let record, _):
+        case .answered(let record, _, let gate):
+            await gate.settle(logger: logger)
             return try Command.reply(from: record)
         }
     }
@@ -49,14 +51,18 @@ public final class InMemoryCommandBus: CommandBus {
     /// Runs the command before it returns (the posted command's handler has run once this returns).
     public func post<Command: WireCommand>(
         _ command: Command, idempotencyKey: String, deadline: Deadline
-    ) async throws(RequestError) {
+    ) async -> RecordDelivery {
         sent.withLock { $0.append((Command.name, command.partitionKey ?? idempotencyKey)) }
-        guard let topicHandlers = handlers.withLock({ $0[Command.topic] }) else { return }  // nobody reads it: as Kafka would hold it
+        // Nobody reads its topic: as Kafka would, the broker holds it.
+        guard let topicHandlers = handlers.withLock({ $0[Command.topic] }) else { return .completed(nil) }
         let envelope = RequestEnvelope(
             correlationID: UUID().uuidString, idempotencyKey: idempotencyKey, replyTo: "", deadlineMs: deadline.epochMs,
             command: command)
-        let bytes: [UInt8]
-        do { bytes = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }
-        _ = await topicHandlers.handle(bytes, logger: logger)
+        do {
+            _ = await topicHandlers.handle(Array(try JSONEncoder().encode(envelope)), logger: logger)
+            return .completed(nil)
+        } catch {
+            return .completed(RequestError.notSent("encode: \(error)"))
+        }
     }
 }

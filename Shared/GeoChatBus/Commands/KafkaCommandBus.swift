@@ -154,21 +154,23 @@ public final class KafkaCommandBus: CommandBus {
 
     public func post<Command: WireCommand>(
         _ command: Command, idempotencyKey: String, deadline: Deadline
-    ) async throws(RequestError) {
+    ) async -> RecordDelivery {
         // No reply topic: the owner answers nothing (`CommandProcessor`).
         let envelope = RequestEnvelope(
             correlationID: Self.randomToken(), idempotencyKey: idempotencyKey, replyTo: "", deadlineMs: deadline.epochMs,
             sentAtMs: WallClock.nowMs(), command: command)
         let payload: [UInt8]
-        do { payload = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }
+        do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
+            return .completed(RequestError.notSent("encode: \(error)"))
+        }
         let delivery = producer.enqueue(
             topic: Command.topic, key: command.partitionKey ?? idempotencyKey, value: payload, partition: nil)
-        do {
-            try await bounded(by: deadline.remaining()) { try await delivery.wait() }
-        } catch is DeadlineExceeded {
-            throw .timedOut
-        } catch {
-            throw .notSent("\(error)")
+        return RecordDelivery {
+            do {
+                try await bounded(by: deadline.remaining()) { try await delivery.wait() }
+            } catch is DeadlineExceeded {
+                throw RequestError.timedOut
+            }
         }
     }
 
