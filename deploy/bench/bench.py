@@ -978,6 +978,18 @@ def replace_marked(text, name, block, heading=""):
     return text.rstrip() + "\n\n" + heading + block + "\n"
 
 
+def add_run_block(name, heading, block):
+    """Puts `block` (lines) first under `<!-- NAME:runs -->` in docs/benchmarks.md, newest first; the
+    section (`## HEADING`) and its marker are appended the first time."""
+    path = os.path.join(ROOT, "docs", "benchmarks.md")
+    text = open(path).read()
+    marker = f"<!-- {name}:runs -->"
+    if marker not in text:
+        text = text.rstrip() + f"\n\n## {heading}\n\nEach run adds its block here, newest first.\n\n" + marker + "\n"
+    with open(path, "w") as f:
+        f.write(text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1))
+
+
 def machine_facts():
     cores = os.cpu_count()
     model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")

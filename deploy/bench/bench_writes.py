@@ -224,15 +224,7 @@ def main():
              *[f"Scenario failed: {f}" for f in results.get("_failed", [])]]
     print("\n".join(block))
     if not args.no_doc:
-        path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
-        text = open(path).read()
-        marker = "<!-- bench-writes:runs -->"
-        if marker not in text:
-            text = text.rstrip() + "\n\n## Writes (deploy/bench-writes.sh)\n\nEach run adds its block here, " \
-                   "newest first.\n\n" + marker + "\n"
-        text = text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1)
-        with open(path, "w") as f:
-            f.write(text)
+        bench.add_run_block("bench-writes", "Writes (deploy/bench-writes.sh)", block)
         log("docs/benchmarks.md updated")
 
 

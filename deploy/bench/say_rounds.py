@@ -47,14 +47,7 @@ def write_doc(rows, command):
              "`wrk -t2 -c64` one after the other.", "",
              "| variant | settings | says/s by round | broker, cores |", "| --- | --- | --- | --- |", *rows, ""]
     print("\n".join(block))
-    path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
-    text = open(path).read()
-    marker = "<!-- bench-variants:runs -->"
-    if marker not in text:
-        text = text.rstrip() + "\n\n## Variants (deploy/bench-variants.sh)\n\nEach run adds its block here, " \
-               "newest first.\n\n" + marker + "\n"
-    with open(path, "w") as f:
-        f.write(text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1))
+    bench.add_run_block("bench-variants", "Variants (deploy/bench-variants.sh)", block)
 
 
 def main():

@@ -151,15 +151,7 @@ def main():
         "| minute | answered | p50 ms | p99 ms | failed |", "| --- | --- | --- | --- | --- |", *rows, ""]
     print("\n".join(block))
     if not args.no_doc:
-        path = os.path.join(bench.ROOT, "docs", "benchmarks.md")
-        text = open(path).read()
-        marker = "<!-- soak:runs -->"
-        if marker not in text:
-            text = text.rstrip() + "\n\n## Soak (deploy/soak.sh)\n\nEach run adds its block here, newest first.\n\n" \
-                   + marker + "\n"
-        text = text.replace(marker, marker + "\n\n" + "\n".join(block).rstrip() + "\n", 1)
-        with open(path, "w") as f:
-            f.write(text)
+        bench.add_run_block("soak", "Soak (deploy/soak.sh)", block)
         log("docs/benchmarks.md updated")
 
 
