@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import datetime
 import os
-import statistics
 import sys
 import time
 import types
@@ -92,12 +91,14 @@ def scenario_say(stack, php_url, args, results):
     results["say_ratio"] = results["say_geochat_rps"] / results["say_php_rps"]
 
 
-def mean_ms(before, after, name, labels=""):
-    """The mean of a histogram's growth between two scrapes, in ms (nan when nothing was recorded)."""
+def mean_ms(befores, afters, name, labels=""):
+    """The mean of a histogram's growth between two scrapes of each instance, pooled over the instances
+    (their sums and counts added, so an instance that saw few of them weighs little), in ms."""
     def total(samples, suffix):
         return sum(v for (n, l), v in samples.items() if n == name + suffix and labels in l)
-    count = total(after, "_count") - total(before, "_count")
-    return (total(after, "_sum") - total(before, "_sum")) / count * 1000 if count else float("nan")
+    count = sum(total(a, "_count") - total(b, "_count") for b, a in zip(befores, afters))
+    seconds = sum(total(a, "_sum") - total(b, "_sum") for b, a in zip(befores, afters))
+    return seconds / count * 1000 if count else float("nan")
 
 
 # Where a say's time goes, in the order it is spent: (label, which instances, histogram, label filter).
@@ -131,9 +132,7 @@ def scenario_budget(stack, args, results):
         f"p99 {fmt(figures['fanout_p99_ms'])} ms; {figures['fanout_say_failures']} failed")
     hops = []
     for label, kind, name, labels in HOPS:
-        means = [mean_ms(b, a, name, labels) for b, a in zip(before[kind], after[kind])]
-        means = [m for m in means if m == m]
-        hops.append((label, statistics.mean(means) if means else float("nan")))
+        hops.append((label, mean_ms(before[kind], after[kind], name, labels)))
     results["_hops"] = hops
 
 
