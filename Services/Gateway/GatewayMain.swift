@@ -21,8 +21,13 @@ struct GatewayMain {
         host.runs("settings and bans") { await adminState.run() }
         host.readyWhen { adminState.isLoaded }
 
+        let events = try host.consumer(EventFeed.topics, .tail, pace: .interactive)
+        // A broker that restarted without its topics lost the events of messages acknowledged just before.
+        events.whenTopicsRemade { [messages = gateway.messages] topics in
+            if topics.contains(Topics.messageEvents) { messages.eventsMayBeLost() }
+        }
         let feed = EventFeed(
-            consumer: try host.consumer(EventFeed.topics, .tail, pace: .interactive), messages: gateway.messages,
+            consumer: events, messages: gateway.messages,
             rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence,
             participants: gateway.participants, logger: host.logger)
         host.runs("event feed") { await feed.run() }

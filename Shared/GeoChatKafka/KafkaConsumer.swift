@@ -38,6 +38,7 @@ public final class KafkaConsumer: Sendable {
     private let closed = Atomic<Bool>(false)
     private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
     private let replayEnds = Mutex<[String: Int64]>([:])
+    private let remadeTopicsAction = Mutex<(@Sendable ([String]) -> Void)?>(nil)
     /// Tail and replay modes: the offset of the next record expected from each partition.
     private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
     /// One lag gauge per topic label, labelled with the group (or `tail`); sampled while polling.
@@ -161,6 +162,14 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
+    /// Called with the topics `followRecreatedTopics` found made anew, after this
+    /// consumer went back to their start: what the broker held before it
+    /// restarted is gone, and a reader that builds state from the topic may have
+    /// missed records (a gateway then asks the owners for what it lacks at once).
+    public func whenTopicsRemade(_ action: @escaping @Sendable ([String]) -> Void) {
+        remadeTopicsAction.withLock { $0 = action }
+    }
+
     /// Seeks on the poll queue, so no poll runs between the check and the seek.
     private func rewind(_ partitions: [PartitionID]) async {
         do {
@@ -171,6 +180,7 @@ public final class KafkaConsumer: Sendable {
             logger.warning(
                 "topic was made anew by the broker; reading it from its start",
                 metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
+            remadeTopicsAction.withLock { $0 }?(Array(Set(partitions.map(\.topic))).sorted())
         } catch {
             logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
         }

@@ -54,8 +54,14 @@ struct MessageReadModelTests {
         let committed = Mutex<[RoomHead]>([])
         private let headCalls = Mutex(0)
 
+        /// How many head readings fail before one gets through (the owners not back yet).
+        let failingHeadReads = Mutex(0)
+
         func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
             headCalls.withLock { $0 += 1 }
+            if failingHeadReads.withLock({ failing in defer { failing = max(0, failing - 1) }; return failing > 0 }) {
+                throw .unavailable
+            }
             return committed.withLock { heads in heads.filter { rooms.contains($0.room) } }
         }
 
@@ -205,5 +211,24 @@ struct MessageReadModelTests {
             await Task.yield()
         }
         #expect(shown == [Self.message(6)])
+    }
+
+    /// The broker restarted without the events it held: the heads are read at
+    /// once and again until a reading gets through, not at the next round
+    /// (an hour here), and the message whose event was lost is fetched.
+    @Test func aBrokerThatLostItsEventsMakesTheHeadsBeReadAtOnce() async throws {
+        let source = ScriptedHistory(prepared: [.success(Self.history(1...5))])
+        let model = MessageReadModel(backend: source, capacity: 20)
+        var calls = source.calls.makeAsyncIterator()
+        #expect(try await model.poll(room: Self.room, past: 0, limit: 10) == Self.messages(1...5))
+        #expect(await calls.next() == Call(room: Self.room, after: nil, limit: 20))
+        let checks = Task { await model.checkHeads(every: .seconds(3600), confirmAfter: .milliseconds(10)) }
+        defer { checks.cancel() }
+        source.committed.withLock { $0 = [RoomHead(room: Self.room, head: 6)] }
+        source.failingHeadReads.withLock { $0 = 2 }
+        model.eventsMayBeLost()
+        #expect(await calls.next() == Call(room: Self.room, after: 5, limit: 20), "found and fetched without waiting the round")
+        #expect(source.headReads >= 3, "two failed readings, then one that got through")
+        source.answer(.success(MessageHistory(room: Self.room, head: 6, messages: [Self.message(6)])))
     }
 }

@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import GeoChatMetrics
 import Metrics
@@ -31,6 +32,8 @@ final class MessageReadModel: Sendable {
     private let source: any MessageHistorySource
     /// Told of every room whose timeline may have grown (long polls and push wait on it).
     let signals: RoomSignals
+    private let eventsLost = Doorbell()
+    private let lostEventsReported = Atomic<Bool>(false)
 
     private static let gaps = LabeledFamily(counter: MetricNames.timelineGaps, label: "cause")
     private static let fetches = Counter(label: MetricNames.timelineBackfillFetches)
@@ -183,33 +186,51 @@ final class MessageReadModel: Sendable {
         every interval: Duration = .seconds(5), confirmAfter: Duration = .seconds(1), polledWithin: Duration = .seconds(60)
     ) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
-            await checkHeadsOnce(polledWithin: polledWithin)
+            await eventsLost.wait(upTo: interval)
+            if lostEventsReported.exchange(false, ordering: .acquiringAndReleasing) {
+                // The owners may still be finding their partitions again: ask until one reading gets through.
+                while !Task.isCancelled, await !checkHeadsOnce(polledWithin: polledWithin) {
+                    try? await Task.sleep(for: confirmAfter)
+                }
+            } else {
+                await checkHeadsOnce(polledWithin: polledWithin)
+            }
             guard state.withLock({ !$0.timelines.suspectedRooms.isEmpty }) else { continue }
             try? await Task.sleep(for: confirmAfter)
             await checkHeadsOnce(onlySuspected: true)
         }
     }
 
+    /// The broker lost the message events it held (the dev broker restarted
+    /// without storage): a message acknowledged just before is then never
+    /// announced. The heads are read at once, and every `confirmAfter` until a
+    /// reading gets through, rather than at the next round (issue 25, item 6).
+    func eventsMayBeLost() {
+        lostEventsReported.store(true, ordering: .releasing)
+        eventsLost.ring()
+    }
+
     /// Reads the owner's heads of the rooms polled within `polledWithin`, or
     /// of those suspected at the previous reading only.
-    func checkHeadsOnce(polledWithin: Duration = .seconds(60), onlySuspected: Bool = false) async {
+    @discardableResult
+    func checkHeadsOnce(polledWithin: Duration = .seconds(60), onlySuspected: Bool = false) async -> Bool {
         let since = ContinuousClock.now - polledWithin
         let rooms = state.withLock {
             onlySuspected ? $0.timelines.suspectedRooms : $0.timelines.roomsToCheck(polledSince: since)
         }
-        guard !rooms.isEmpty else { return }
+        guard !rooms.isEmpty else { return true }
         var heads: [RoomHead] = []
         for start in stride(from: 0, to: rooms.count, by: Self.headBatch) {
             do {
                 heads += try await source.heads(Array(rooms[start..<min(rooms.count, start + Self.headBatch)]))
             } catch {
                 Self.headChecks["failed"].increment()
-                return  // the next check asks again
+                return false  // the next check asks again
             }
         }
         Self.headChecks["done"].increment()
         for room in mutate({ $0.timelines.headsRead(heads) }) { startGapFill(room) }
+        return true
     }
 
     /// Changes the timelines and counts what they had to heal.
