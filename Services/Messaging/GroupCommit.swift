@@ -1,3 +1,4 @@
+import GeoChatBus
 import GeoChatDomain
 import Synchronization
 
@@ -80,9 +81,16 @@ final class GroupCommit: Sendable {
         return batch
     }
 
+    /// Every store call is bounded by the time its says have left: this task is
+    /// no handler's, so no deadline cancels it, and a pool waiting for a
+    /// PostgreSQL that went away would otherwise hold every later say of the
+    /// instance behind it (seen in the fault harness: a restarted PostgreSQL,
+    /// then no say stored for minutes).
     private func commit(_ batch: [Waiting]) async {
         do {
-            let answers = try await store.append(batch.map(\.say))
+            let says = batch.map(\.say)
+            let within = says.map { $0.commitBy.remaining() }.min() ?? .zero
+            let answers = try await bounded(by: max(within, .zero)) { [store] in try await store.append(says) }
             for (waiting, answer) in zip(batch, answers) {
                 waiting.answer.resume(with: answer.mapError { $0 as any Error })
             }
@@ -91,9 +99,12 @@ final class GroupCommit: Sendable {
             for waiting in batch {
                 let say = waiting.say
                 do {
-                    waiting.answer.resume(returning: try await store.append(
-                        room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
-                        commitBy: say.commitBy))
+                    waiting.answer.resume(returning: try await bounded(by: max(say.commitBy.remaining(), .zero)) {
+                        [store] in
+                        try await store.append(
+                            room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
+                            commitBy: say.commitBy)
+                    })
                 } catch {
                     waiting.answer.resume(throwing: error)
                 }
