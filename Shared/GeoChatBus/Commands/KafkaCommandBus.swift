@@ -58,7 +58,6 @@ public final class KafkaCommandBus: CommandBus {
         // Always made by its instance, whatever `TopicsMode` says: its name is
         // the instance's (docs/operations.md: the create right on `geochat.replies.`).
         try await provisioner.ensureRetrying(replyTopics, mode: .create)
-        await deleteLeftoverGenerations()
         try await firstReader.start()
         await withDiscardingTaskGroup { group in
             group.addTask { try? await self.expireLoop() }
@@ -251,34 +250,21 @@ public final class KafkaCommandBus: CommandBus {
         }
     }
 
-    /// Deletes replaced reply topics once no request waits on them.
+    /// Retires replaced reply topics once no request waits on them: their reader
+    /// is closed, the topic is left to the broker. Deleting one crashed the
+    /// librdkafka 2.16 runtime (SIGSEGV in `rd_kafka_metadata_cache_find`, from
+    /// a metadata update) in long-lived clients that had used it — a gateway
+    /// ~20 s into the fault harness's load, twice in CI. A replaced topic costs
+    /// the broker memory only: fetches list the batches of the partition they
+    /// read, not of other topics (docs/architecture.md, "Request/reply").
     private func retireLoop() async throws {
         while true {
             try await Task.sleep(for: .seconds(1))
             let drained = replies.withLock { $0.drained() }
             for topic in drained {
-                do {
-                    if let reader = readers.withLock({ $0.removeValue(forKey: topic) }) { await reader.close() }
-                    try await provisioner.deleteApart([topic])
-                    replies.withLock { $0.deleted(topic) }
-                } catch {
-                    logger.warning("replaced reply topic not deleted yet", metadata: ["topic": "\(topic)", "error": "\(error)"])
-                }
+                if let reader = readers.withLock({ $0.removeValue(forKey: topic) }) { await reader.close() }
+                replies.withLock { $0.deleted(topic) }
             }
-        }
-    }
-
-    /// Generations an earlier process of this instance left behind (killed before it deleted them).
-    private func deleteLeftoverGenerations() async {
-        guard replies.withLock({ $0.rotateAfter }) != nil else { return }
-        let base = Topics.replies(instance: instance)
-        do {
-            let leftovers = try await provisioner.topics(named: base + ".").filter {
-                $0 != base && Topics.requester(ofReplyTopic: $0) == instance
-            }
-            if !leftovers.isEmpty { try await provisioner.delete(leftovers) }
-        } catch {
-            logger.warning("could not look for earlier reply topics", metadata: ["error": "\(error)"])
         }
     }
 
