@@ -78,11 +78,6 @@ public struct TopicProvisioner: Sendable {
         }
     }
 
-    /// Deletes topics made by `createApart`, through a client of their own.
-    public func deleteApart(_ topics: [String]) async throws {
-        try await offloaded { [producer] in try producer.administerApart { try $0.deleteTopics(topics, timeoutMs: 5000) } }
-    }
-
     /// Tries until it succeeds or the task is cancelled (the broker may start after us).
     public func ensureRetrying(_ topics: [TopicSpec], mode: TopicsMode? = nil) async throws {
         var attempt = 0

@@ -22,7 +22,7 @@ import Testing
         #expect(topics.drained().isEmpty, "a request still waits on the old one")
         topics.release(waiting)
         #expect(topics.drained() == ["geochat.replies.gateway-1"])
-        topics.deleted("geochat.replies.gateway-1")
+        topics.readerClosed("geochat.replies.gateway-1")
         #expect(topics.drained().isEmpty && topics.retired.isEmpty)
         let late = topics.received(on: "geochat.replies.gateway-1")
         #expect(!late, "a late reply on a replaced topic counts for nothing")

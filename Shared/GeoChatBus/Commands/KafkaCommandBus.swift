@@ -263,7 +263,7 @@ public final class KafkaCommandBus: CommandBus {
             let drained = replies.withLock { $0.drained() }
             for topic in drained {
                 if let reader = readers.withLock({ $0.removeValue(forKey: topic) }) { await reader.close() }
-                replies.withLock { $0.deleted(topic) }
+                replies.withLock { $0.readerClosed(topic) }
             }
         }
     }

@@ -66,8 +66,9 @@ struct ReplyTopics: Sendable {
     /// Making the next topic failed: the next reply tries again.
     mutating func rotationFailed() { rotating = false }
 
-    /// Replaced topics no request waits on: to be deleted.
+    /// Replaced topics no request waits on: their readers can be closed.
     func drained() -> [String] { retired.filter { holders[$0] == nil }.sorted() }
 
-    mutating func deleted(_ topic: String) { retired.remove(topic) }
+    /// The topic's reader is closed; the topic itself is left to the broker (`KafkaCommandBus.retireLoop`).
+    mutating func readerClosed(_ topic: String) { retired.remove(topic) }
 }
