@@ -1,12 +1,9 @@
-import Dispatch
-import GeoChatMetrics
 import Logging
-import Metrics
 import Synchronization
 
 /// A consumer whose records arrive as an `AsyncSequence`.
 ///
-/// Two ways to read:
+/// Three ways to read:
 /// - `.group`: a member of a consumer group (one owner per partition, rebalanced
 ///   as instances come and go). Offsets are committed only for records passed to
 ///   `markProcessed`, so a crash replays what was not finished (at-least-once).
@@ -14,6 +11,15 @@ import Synchronization
 ///   without commits: how gateways follow event topics and their reply topic.
 /// - `.replay`: every partition from its beginning, without a group: how every
 ///   instance loads state topics (settings, bans) whose latest record per key is the state.
+///
+/// Topics that rotate (`KafkaSettings.generations`, *tansu*) are read one
+/// generation after the other: the next generation's reader is opened ahead
+/// (its group joined before the switch), holds what it gets until the
+/// previous generation was read up to the high watermark the broker reports
+/// just after the switch, and then hands out records while the previous one,
+/// for `tail` more, still hands out what reaches it late; then it is closed.
+/// So each key keeps its order across the switch, and a record acknowledged
+/// before another was sent is read before it (docs/architecture.md, "Topic generations").
 public final class KafkaConsumer: Sendable {
     public enum Mode: Sendable {
         case group(String)
@@ -29,136 +35,224 @@ public final class KafkaConsumer: Sendable {
         case background
     }
 
-    private let handle: RDKafkaConsumerHandle
+    private let settings: KafkaSettings
     private let topics: [String]
     private let mode: Mode
+    private let fetchWaitMs: Int
     private let logger: Logger
-    /// `poll` and `close` run on this queue only: librdkafka wants them serialized.
-    private let queue: DispatchQueue
+    /// Set when every topic rotates; nil: one reader for the consumer's life.
+    private let generations: TopicGenerations?
+    private let state: Mutex<Readers>
     private let closed = Atomic<Bool>(false)
-    private let lastError = Mutex<(text: String, at: ContinuousClock.Instant)?>(nil)
-    private let replayEnds = Mutex<[String: Int64]>([:])
     private let remadeTopicsAction = Mutex<(@Sendable ([String]) -> Void)?>(nil)
-    /// Tail and replay modes: the offset of the next record expected from each partition.
-    private let nextOffsets = Mutex<[PartitionID: Int64]>([:])
-    /// One lag gauge per topic label, labelled with the group (or `tail`); sampled while polling.
-    private let lagGauges: [String: Gauge]
-    private let lagSampledAt = Mutex<ContinuousClock.Instant>(.now)
-    private let metricLabel: @Sendable (String) -> String
-    static let lagSampleInterval: Duration = .seconds(2)
+
+    /// One reader, or two around a switch: the older first.
+    private struct Readers {
+        var readers: [TopicReader] = []
+        /// With two readers: whether the newer one hands out records yet.
+        var newerHandsOut = false
+    }
+
     /// How long one poll waits for a record. A record ends the wait at once, so
     /// this is no latency; it is how often an idle consumer wakes (issue 14:
     /// the idle stack's CPU). `close` interrupts a waiting poll.
     static let idlePollMs: Int32 = 1000
+    /// With two readers, how long a poll waits on the one that hands out.
+    static let switchPollMs: Int32 = 20
 
     public init(settings: KafkaSettings, topics: [String], mode: Mode, pace: Pace, logger: Logger) throws {
+        self.settings = settings
         self.topics = topics
         self.mode = mode
         self.logger = logger
-        self.metricLabel = settings.metricLabel
         var fetchWait: Int
         switch pace {
         case .interactive: fetchWait = settings.fetchWaitMaxMs
         case .background: fetchWait = settings.backgroundFetchWaitMaxMs
         }
         if case .group = mode {} else if let groupLess = settings.groupLessFetchWaitMaxMs { fetchWait = groupLess }
-        let properties: [String: String]
-        switch mode {
-        case .group(let group):
-            properties = settings.consumerProperties(
-                group: group, commits: true, reset: "earliest", fetchWaitMaxMs: fetchWait)
-        case .tail, .replay:
-            // No group is joined; the id only names the client. A position past the
-            // end (the broker lost the topic and made it anew) restarts at the beginning.
-            properties = settings.consumerProperties(
-                group: "tail-\(settings.clientID)", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWait)
+        self.fetchWaitMs = fetchWait
+        // A consumer of topics some of which rotate would read the others once per
+        // generation; none is built that way (state topics and replies never rotate).
+        if let generations = settings.generations, !topics.isEmpty, topics.allSatisfy(generations.rotates) {
+            if case .replay = mode {
+                self.generations = nil
+            } else {
+                self.generations = generations
+            }
+        } else {
+            self.generations = nil
         }
-        handle = try RDKafkaConsumerHandle(properties: properties)
-        let groupLabel: String
-        switch mode {
-        case .group(let group): groupLabel = group
-        case .tail: groupLabel = "tail"
-        case .replay: groupLabel = "replay"
-        }
-        lagGauges = Dictionary(Set(topics.map(settings.metricLabel)).map { topicLabel in
-            (topicLabel, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", groupLabel)]))
-        }, uniquingKeysWith: { first, _ in first })
-        queue = DispatchQueue(label: "kafka-consumer-\(topics.joined(separator: ","))")
+        state = Mutex(Readers())
     }
 
-    /// Joins the group, or takes every partition from the end. The topics must exist.
+    /// Joins the group, or takes every partition from the end (`.tail`) or the
+    /// beginning (`.replay`). The topics must exist. A group member of rotating
+    /// topics also opens the previous generation, so what its group left
+    /// unfinished there (an instance restarted across a switch) is read first.
     public func start() async throws {
-        try await offloaded { [self] in try startBlocking() }
+        guard state.withLock({ $0.readers.isEmpty }) else { return }
+        guard let generations else {
+            let reader = try makeReader(generation: nil, start: readerStart(for: nil, opening: .first))
+            try await reader.begin()
+            state.withLock { $0.readers = [reader] }
+            return
+        }
+        let current = generations.generation(atMs: wallClockMs())
+        var opened: [TopicReader] = []
+        if case .group = mode, let previous = try? makeReader(generation: current - 1, start: readerStart(for: current - 1, opening: .first)) {
+            do {
+                try await previous.begin()
+                opened.append(previous)
+            } catch {
+                await previous.close()  // the broker has no such generation (it started since)
+            }
+        }
+        let reader = try makeReader(generation: current, start: readerStart(for: current, opening: opened.isEmpty ? .first : .next))
+        do {
+            try await reader.begin()
+        } catch {
+            for reader in opened + [reader] { await reader.close() }
+            throw error
+        }
+        opened.append(reader)
+        state.withLock { $0.readers = opened }
     }
 
-    private func startBlocking() throws {
+    private enum Opening { case first, next }
+
+    private func readerStart(for generation: Int64?, opening: Opening) -> TopicReader.Start {
         switch mode {
-        case .group:
-            try handle.subscribe(topics)
-        case .tail:
-            var partitions: [PartitionID] = []
-            for topic in topics {
-                let count = try handle.partitionCount(topic, timeoutMs: 5000)
-                partitions += (0..<Int32(count)).map { PartitionID(topic: topic, partition: $0) }
+        case .group(let group): return .group(generation.map { "\(group).g\($0)" } ?? group)
+        case .tail: return opening == .first ? .fromEnd : .fromBeginning
+        case .replay: return .replay
+        }
+    }
+
+    private func makeReader(generation: Int64?, start: TopicReader.Start) throws -> TopicReader {
+        let metricsGroup: String
+        switch mode {
+        case .group(let group): metricsGroup = group
+        case .tail: metricsGroup = "tail"
+        case .replay: metricsGroup = "replay"
+        }
+        return try TopicReader(
+            settings: settings, topics: topics, generation: generation, start: start, fetchWaitMs: fetchWaitMs,
+            metricsGroup: metricsGroup, logger: logger)
+    }
+
+    /// Whether its topics rotate (`followGenerations` has work).
+    public var rotates: Bool { generations != nil }
+
+    /// *tansu*: moves from each generation of the topics to the next as the
+    /// clock passes their switch (see the type's comment). Runs until
+    /// cancelled; returns at once when the topics do not rotate.
+    public func followGenerations() async {
+        guard let generations else { return }
+        let grace: Duration = .milliseconds(50)
+        // Records still on their way to the broker at the switch land within the
+        // producer's message timeout; after that the old generation stays quiet.
+        let tail = min(Duration.milliseconds(settings.messageTimeoutMs + 1000), .milliseconds(generations.periodMs / 2))
+        // Tansu gives a new group member its partitions after about half the session timeout.
+        let lead: Duration
+        let drainLimit: Duration
+        if case .group = mode {
+            lead = .milliseconds(max(2000, settings.sessionTimeoutMs))
+            drainLimit = .milliseconds(max(5000, settings.sessionTimeoutMs))
+        } else {
+            lead = .seconds(1)
+            drainLimit = .seconds(5)
+        }
+        while !Task.isCancelled, !isClosed {
+            let readers = state.withLock { $0.readers }
+            guard let newest = readers.last, let newestGeneration = newest.generation else { return }
+            if readers.count == 1 {
+                let next = newestGeneration + 1
+                guard await sleep(untilMs: generations.startMs(of: next), less: lead) else { return }
+                guard let opened = await openRetrying(generation: next) else { return }
+                state.withLock { $0.readers.append(opened) }
+                continue
             }
-            let starts = try handle.assignFromEnd(partitions, timeoutMs: 5000)
-            nextOffsets.withLock { $0 = starts }
-        case .replay:
-            var partitions: [PartitionID] = []
-            var ends: [String: Int64] = [:]
-            for topic in topics {
-                for partition in try handle.highWatermarks(topic, timeoutMs: 5000).keys {
-                    let id = PartitionID(topic: topic, partition: partition)
-                    partitions.append(id)
-                    // Only what a partition still holds is there to read: one
-                    // emptied by retention (low = high) has nothing, however
-                    // high its offsets went.
-                    let (low, high) = try handle.watermarks(id, timeoutMs: 5000)
-                    if high > low { ends["\(topic)/\(partition)"] = high }
+            let older = readers[0]
+            let switchMs = generations.startMs(of: newestGeneration)
+            guard await sleep(untilMs: switchMs, more: grace) else { return }
+            if !(await older.drain(within: drainLimit)) {
+                logger.warning(
+                    "next topic generation reads before the previous one was read to its end",
+                    metadata: ["topics": "\(topics)", "generation": "\(newestGeneration)"])
+            }
+            state.withLock { $0.newerHandsOut = true }
+            older.interruptPoll()
+            guard await sleep(untilMs: switchMs, more: tail) else { return }
+            // A group member closes a generation once the work it handed out is stored as done.
+            let closeBy = ContinuousClock.now + .seconds(30)
+            while !older.processedAll, ContinuousClock.now < closeBy, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            state.withLock { state in
+                state.readers.removeFirst()
+                state.newerHandsOut = false
+            }
+            await older.close()
+        }
+    }
+
+    /// Opens a generation's reader, trying again every second (its topics are
+    /// made ahead by `TopicProvisioner`; a broker that restarted makes them anew).
+    private func openRetrying(generation: Int64) async -> TopicReader? {
+        var attempt = 0
+        while !Task.isCancelled, !isClosed {
+            do {
+                let reader = try makeReader(generation: generation, start: readerStart(for: generation, opening: .next))
+                do {
+                    try await reader.begin()
+                    return reader
+                } catch {
+                    await reader.close()
+                    throw error
                 }
+            } catch {
+                attempt += 1
+                if attempt == 1 || attempt % 10 == 0 {
+                    logger.warning(
+                        "next topic generation not readable yet, retrying",
+                        metadata: ["topics": "\(topics)", "generation": "\(generation)", "error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(1))
             }
-            try handle.assignFromBeginning(partitions)
-            replayEnds.withLock { $0 = ends }
-            nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
         }
+        return nil
     }
 
-    /// Tail and replay modes read without a group: they keep their own positions.
-    private var followsPositions: Bool {
-        switch mode {
-        case .group: false
-        case .tail, .replay: true
+    /// Sleeps until the wall clock reads `ms` plus `more` minus `less`; false when cancelled.
+    private func sleep(untilMs ms: Int64, more: Duration = .zero, less: Duration = .zero) async -> Bool {
+        let offset = (more - less).components
+        let targetMs = ms + offset.seconds * 1000 + offset.attoseconds / 1_000_000_000_000_000
+        let waitMs = targetMs - wallClockMs()
+        if waitMs > 0 {
+            do { try await Task.sleep(for: .milliseconds(waitMs)) } catch { return false }
         }
+        return !Task.isCancelled && !isClosed
     }
 
-    /// Tail and replay modes: notices partitions whose topic the broker made anew and reads
-    /// them again from their first record. A broker that keeps topics in memory
-    /// (Tansu) forgets them when it restarts; once they are re-created their
-    /// offsets start at 0 again, below where this consumer stood, and a fetch
-    /// there would wait forever. "Next expected offset above the high
-    /// watermark" cannot happen on a topic that lives on, so it is the signal.
-    /// Both the broker's answer to a watermark query and the high watermark of
-    /// the last fetch response must show it: under load Tansu's query answer
-    /// can lag behind records already fetched (seen in the benchmark as
-    /// rewinds of live topics every few seconds), a fetch response's cannot.
-    /// Runs until cancelled; a durable Kafka cluster never triggers it.
+    /// *tansu*, tail and replay modes: notices partitions whose topic the broker
+    /// made anew and reads them again from their first record. A broker that
+    /// keeps topics in memory (Tansu) forgets them when it restarts; once they
+    /// are re-created their offsets start at 0 again, below where this consumer
+    /// stood, and a fetch there would wait forever. "Next expected offset above
+    /// the high watermark" cannot happen on a topic that lives on, so it is the
+    /// signal. Both the broker's answer to a watermark query and the high
+    /// watermark of the last fetch response must show it: under load Tansu's
+    /// query answer can lag behind records already fetched (seen in the
+    /// benchmark as rewinds of live topics every few seconds), a fetch
+    /// response's cannot. Runs until cancelled; a durable Kafka cluster never triggers it.
     public func followRecreatedTopics(every interval: Duration = .seconds(1)) async {
-        guard followsPositions else { return }
+        if case .group = mode { return }
         while !Task.isCancelled && !isClosed {
             try? await Task.sleep(for: interval)
-            let expected = nextOffsets.withLock { $0 }
-            guard !expected.isEmpty else { continue }
-            // Watermark queries block on the network: off the poll queue, off the cooperative pool.
-            let behind = (try? await offloaded { [handle] in
-                expected.compactMap { partition, next -> PartitionID? in
-                    guard let fetched = handle.lastFetchedHighWatermark(partition), next > fetched,
-                        let high = try? handle.watermarks(partition, timeoutMs: 1000).high, next > high
-                    else { return nil }
-                    return partition
-                }
-            }) ?? []
-            guard !behind.isEmpty else { continue }
-            await rewind(behind)
+            var remade: Set<String> = []
+            for reader in state.withLock({ $0.readers }) { remade.formUnion(await reader.rewindRecreated()) }
+            if !remade.isEmpty { remadeTopicsAction.withLock { $0 }?(remade.sorted()) }
         }
     }
 
@@ -170,130 +264,66 @@ public final class KafkaConsumer: Sendable {
         remadeTopicsAction.withLock { $0 = action }
     }
 
-    /// Seeks on the poll queue, so no poll runs between the check and the seek.
-    private func rewind(_ partitions: [PartitionID]) async {
-        do {
-            try await onPollQueue { [self] () throws(KafkaError) in
-                try handle.seekToBeginning(partitions, timeoutMs: 2000)
-                nextOffsets.withLock { offsets in for p in partitions { offsets[p] = 0 } }
-            }
-            logger.warning(
-                "topic was made anew by the broker; reading it from its start",
-                metadata: ["partitions": "\(partitions.map { "\($0.topic)[\($0.partition)]" }.sorted())"])
-            remadeTopicsAction.withLock { $0 }?(Array(Set(partitions.map(\.topic))).sorted())
-        } catch {
-            logger.warning("could not rewind re-created partitions", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Runs `body` on the poll queue, so no poll runs beside it.
-    private func onPollQueue(_ body: @escaping @Sendable () throws(KafkaError) -> Void) async throws {
-        let done: Result<Void, KafkaError> = await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: .success(())) }
-                do throws(KafkaError) {
-                    try body()
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        try done.get()
-    }
-
     /// `.replay`: each partition's end when the consumer started (`topic/partition`
     /// → offset). A reader that has read up to these has loaded the state.
-    public var replayTargets: [String: Int64] { replayEnds.withLock { $0 } }
+    public var replayTargets: [String: Int64] { state.withLock { $0.readers.first }?.replayTargets ?? [:] }
 
     public var records: Records { Records(consumer: self) }
 
     /// Marks a record done; its offset is committed with the next auto-commit.
     public func markProcessed(_ record: KafkaRecord) {
         guard case .group = mode else { return }
-        handle.storeOffset(topic: record.topic, partition: record.partition, offset: record.offset)
+        let reader = state.withLock { $0.readers.first { $0.generation == record.generation } }
+        reader?.markProcessed(record)
     }
 
     /// True once the group gave this member partitions (or, in tail mode, once
     /// started): before that, commands sent to it wait.
-    public var holdsPartitions: Bool { !handle.assignment().isEmpty }
+    /// With two generations, only once the newer one hands out (a restarted
+    /// member first reads what its group left in the previous one).
+    public var holdsPartitions: Bool {
+        let (readers, newerHandsOut) = state.withLock { ($0.readers, $0.newerHandsOut) }
+        guard let newest = readers.last, readers.count == 1 || newerHandsOut else { return false }
+        return !newest.assignment().isEmpty
+    }
 
-    /// The partitions this consumer holds right now.
-    public func assignment() -> [TopicAssignment] { handle.assignment() }
+    /// The partitions this consumer holds right now (of every generation it reads).
+    public func assignment() -> [TopicAssignment] {
+        var byTopic: [String: Set<Int32>] = [:]
+        for reader in state.withLock({ $0.readers }) {
+            for held in reader.assignment() { byTopic[held.topic, default: []].formUnion(held.partitions) }
+        }
+        return byTopic.keys.sorted().map { TopicAssignment(topic: $0, partitions: byTopic[$0]!.sorted()) }
+    }
 
-    /// Leaves the group (committing what was processed) and frees the handle.
+    /// Leaves the group (committing what was processed) and frees the handles.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        handle.interruptPoll()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { [handle] in
-                handle.close()
-                continuation.resume()
-            }
-        }
-    }
-
-    fileprivate func pollBatch() async -> [KafkaRecord] {
-        await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                guard !closed.load(ordering: .acquiring) else { return continuation.resume(returning: []) }
-                var batch: [KafkaRecord] = []
-                var timeout = Self.idlePollMs
-                polling: while batch.count < 256 {
-                    switch handle.poll(timeoutMs: timeout) {
-                    case .record(let record): batch.append(record)
-                    case .nothing: break polling
-                    case .error(let text): report(text)
-                    }
-                    timeout = 0
-                }
-                if followsPositions, !batch.isEmpty {
-                    nextOffsets.withLock { offsets in
-                        for record in batch {
-                            offsets[PartitionID(topic: record.topic, partition: record.partition)] = record.offset + 1
-                        }
-                    }
-                }
-                continuation.resume(returning: batch)
-                account(batch)
-            }
-        }
-    }
-
-    /// Counts a batch by topic and, every `lagSampleInterval`, samples the lag
-    /// (runs on the poll queue, after the batch was handed over).
-    private func account(_ batch: [KafkaRecord]) {
-        if let first = batch.first {
-            if batch.allSatisfy({ $0.topic == first.topic }) {
-                KafkaMetrics.consumed[metricLabel(first.topic)].increment(by: batch.count)
-            } else {
-                for record in batch { KafkaMetrics.consumed[metricLabel(record.topic)].increment() }
-            }
-        }
-        let now = ContinuousClock.now
-        let due = lagSampledAt.withLock { last -> Bool in
-            guard now - last >= Self.lagSampleInterval else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
-        var lagByLabel: [String: Int64] = [:]
-        for (topic, lag) in handle.lagByTopic() { lagByLabel[metricLabel(topic), default: 0] += lag }
-        for (label, lag) in lagByLabel { lagGauges[label]?.record(lag) }
-    }
-
-    /// While the broker is away every poll reports the same error: log it once in a while.
-    private func report(_ text: String) {
-        let now = ContinuousClock.now
-        let shouldLog = lastError.withLock { last -> Bool in
-            if let last, last.text == text, now - last.at < .seconds(10) { return false }
-            last = (text, now)
-            return true
-        }
-        if shouldLog { logger.warning("kafka consumer error", metadata: ["error": "\(text)"]) }
+        for reader in state.withLock({ $0.readers }) { await reader.close() }
     }
 
     fileprivate var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    fileprivate func pollBatch() async -> [KafkaRecord] {
+        let (readers, newerHandsOut) = state.withLock { ($0.readers, $0.newerHandsOut) }
+        switch readers.count {
+        case 0:
+            try? await Task.sleep(for: .milliseconds(100))  // not started
+            return []
+        case 1:
+            return await readers[0].pollBatch(timeoutMs: Self.idlePollMs)
+        default:
+            let (older, newer) = (readers[0], readers[1])
+            if newerHandsOut {
+                let late = await older.pollBatch(timeoutMs: 0)
+                if !late.isEmpty { return late }
+                return await newer.pollBatch(timeoutMs: Self.switchPollMs)
+            }
+            let batch = await older.pollBatch(timeoutMs: Self.switchPollMs)
+            await newer.pollAndHold()
+            return batch
+        }
+    }
 
     /// The records as each poll returns them (at most 256 at once), for readers
     /// that apply many in one statement.

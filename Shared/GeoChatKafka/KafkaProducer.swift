@@ -47,7 +47,8 @@ public final class KafkaProducer: RecordSender {
     public func enqueue(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) -> RecordDelivery {
         let handle: RDKafkaProducerHandle
         do { handle = try activeHandle() } catch { return .completed(error) }
-        let ticket = handle.enqueue(topic: topic, partition: partition, key: key.map { Array($0.utf8) }, value: value)
+        let physical = settings.generations?.physical(topic, atMs: wallClockMs()) ?? topic
+        let ticket = handle.enqueue(topic: physical, partition: partition, key: key.map { Array($0.utf8) }, value: value)
         return RecordDelivery { [self] in
             guard case .failed(let reason, let needsFreshProducer) = await ticket.outcome() else {
                 KafkaMetrics.produced[settings.metricLabel(topic)].increment()
@@ -56,7 +57,7 @@ public final class KafkaProducer: RecordSender {
             }
             KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()
             if needsFreshProducer { replace(handle, reason: reason) }
-            throw KafkaError.delivery("\(topic): \(reason)")
+            throw KafkaError.delivery("\(physical): \(reason)")
         }
     }
 

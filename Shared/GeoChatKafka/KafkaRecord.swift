@@ -5,8 +5,12 @@ public struct KafkaRecord: Sendable {
     public var offset: Int64
     public var key: [UInt8]?
     public var value: [UInt8]
+    /// The generation of a rotating topic it was read from (`TopicGenerations`);
+    /// `topic` is then the logical name. Nil: the topic does not rotate.
+    public var generation: Int64?
 
-    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8]) {
+    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], generation: Int64? = nil) {
+        self.generation = generation
         self.topic = topic
         self.partition = partition
         self.offset = offset

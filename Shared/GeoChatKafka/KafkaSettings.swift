@@ -55,6 +55,8 @@ public struct KafkaSettings: Sendable {
     /// and lists every stored batch of a partition on each fetch that returns
     /// records, so a reply topic that only grows slows every reply down.
     public var replyTopicRecords: Int?
+    /// *tansu*: the shared topics that rotate, and how often (nil: none rotates).
+    public var generations: TopicGenerations?
     /// A record not acknowledged by then fails (the broker is away).
     public var messageTimeoutMs: Int
     /// Extra librdkafka properties (an operator's: security, SASL, TLS, …), applied last.

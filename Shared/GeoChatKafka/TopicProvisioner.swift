@@ -49,6 +49,7 @@ public struct TopicProvisioner: Sendable {
     /// One attempt; throws when the broker does not answer in time, or (verify)
     /// names the topics missing. `mode` nil: the settings' mode.
     public func ensure(_ topics: [TopicSpec], mode: TopicsMode? = nil) throws {
+        let topics = inGenerations(topics)
         switch mode ?? settings.topicsMode {
         case .create:
             try producer.administer { client in
@@ -62,6 +63,22 @@ public struct TopicProvisioner: Sendable {
             }
             guard missing.isEmpty else {
                 throw KafkaError.admin("topics missing (GEOCHAT_KAFKA_TOPICS=verify): \(missing.joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// The topics as the broker must hold them now: a rotating topic's current
+    /// and next generation (`TopicGenerations`), so the next exists well before
+    /// producers and consumers move to it.
+    func inGenerations(_ topics: [TopicSpec]) -> [TopicSpec] {
+        guard let generations = settings.generations else { return topics }
+        let now = generations.generation(atMs: wallClockMs())
+        return topics.flatMap { spec -> [TopicSpec] in
+            guard generations.rotates(spec.name) else { return [spec] }
+            return [now, now + 1].map { generation in
+                var named = spec
+                named.name = generations.physical(spec.name, generation: generation)
+                return named
             }
         }
     }

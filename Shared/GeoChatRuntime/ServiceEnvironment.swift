@@ -114,6 +114,10 @@ public struct ServiceEnvironment: Sendable {
         settings.topicsMode = topicsMode
         let replyTopicRecords = try configuration.int("kafka.reply.topic.records", default: profile == .tansu ? 2000 : 0)
         settings.replyTopicRecords = replyTopicRecords > 0 ? replyTopicRecords : nil
+        let generationSeconds = try configuration.int("kafka.topic.generation.seconds", default: profile == .tansu ? 60 : 0)
+        if generationSeconds > 0 {
+            settings.generations = TopicGenerations(periodMs: Int64(generationSeconds) * 1000, rotates: Topics.rotates)
+        }
         if profile == .kafka {
             settings.groupLessFetchWaitMaxMs = try configuration.int("kafka.groupless.fetch.wait.max.ms", default: 10_000)
         }

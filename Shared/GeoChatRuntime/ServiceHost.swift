@@ -82,6 +82,9 @@ public struct ServiceHost: Sendable {
     ) throws -> KafkaConsumer {
         let consumer = try KafkaConsumer(settings: environment.kafka, topics: topics, mode: mode, pace: pace, logger: logger)
         consumers.append(consumer)
+        if consumer.rotates {
+            runs("generations \(topics.joined(separator: ","))") { await consumer.followGenerations() }
+        }
         // Only the dev broker makes topics anew (a Kafka cluster keeps them).
         if case .group = mode {} else if environment.kafka.profile == .tansu {
             runs("follow \(topics.joined(separator: ","))") { await consumer.followRecreatedTopics() }

@@ -16,7 +16,8 @@ struct KeyLanesTests {
     struct RecordID: Hashable, CustomStringConvertible {
         let partition: Int32
         let offset: Int64
-        var description: String { "\(partition)/\(offset)" }
+        var generation: Int64? = nil
+        var description: String { "\(generation.map { "g\($0):" } ?? "")\(partition)/\(offset)" }
     }
 
     enum Event: Hashable, CustomStringConvertible {
@@ -194,6 +195,25 @@ struct KeyLanesTests {
         await run.expectEnd()
     }
 
+    @Test func generationsOfATopicAreCommittedApartAndAKeyKeepsItsOrderAcrossThem() async {
+        // Partition 0 of generation 5 ends at offset 11; generation 6 starts again at 0.
+        func record(_ generation: Int64, _ offset: Int64, _ key: String) -> KafkaRecord {
+            KafkaRecord(topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], generation: generation)
+        }
+        func id(_ generation: Int64, _ offset: Int64) -> RecordID { RecordID(partition: 0, offset: offset, generation: generation) }
+        let records = [record(5, 10, "a"), record(5, 11, "b"), record(6, 0, "a"), record(6, 1, "c")]
+        var run = Lanes.start(records, maxInFlight: 64)
+        await run.expectNext(anyOrder: [.started(id(5, 10)), .started(id(5, 11)), .started(id(6, 1))])
+        run.release(id(6, 1))  // not committable: 6/0 has not run
+        run.release(id(5, 11))
+        run.release(id(5, 10))
+        // Generation 5 is committed whole, and only then does a's next record start.
+        await run.expectNext([.committed(id(5, 11)), .started(id(6, 0))])
+        run.release(id(6, 0))
+        await run.expectNext([.committed(id(6, 1))])
+        await run.expectEnd()
+    }
+
     @Test func noMoreThanMaxInFlightRecordsAreReadAhead() async {
         let records = (0..<12).map { Self.record(offset: Int64($0), key: "k\($0)") }
         var run = Lanes.start(records, maxInFlight: 3)
@@ -279,5 +299,7 @@ struct KeyLanesTests {
 }
 
 extension KeyLanesTests.RecordID {
-    init(_ record: KafkaRecord) { self.init(partition: record.partition, offset: record.offset) }
+    init(_ record: KafkaRecord) {
+        self.init(partition: record.partition, offset: record.offset, generation: record.generation)
+    }
 }

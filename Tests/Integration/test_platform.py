@@ -6,6 +6,7 @@ import shutil
 import subprocess
 
 from admin_support import admin_url
+from geochat_support import topics
 from geochat_support.db import sql
 from geochat_support.protocol import chat, create, http, messages, rooms_in, say, start, unique_topic
 from geochat_support.waiting import wait_until
@@ -94,9 +95,12 @@ def test_kcat_shows_readable_records(stack):
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(stack["ROOT"], ".runtime", "lib"))
 
     def records():
-        run = subprocess.run([kcat, "-b", stack["KAFKA_BROKERS"], "-C", "-t", "geochat.messages.events", "-o", "beginning",
-                              "-e", "-q"], capture_output=True, text=True, env=env, timeout=30)
-        return [json.loads(line) for line in run.stdout.splitlines() if text in line]
+        found = []
+        for name in topics.recent("geochat.messages.events"):
+            run = subprocess.run([kcat, "-b", stack["KAFKA_BROKERS"], "-C", "-t", name, "-o", "beginning",
+                                  "-e", "-q"], capture_output=True, text=True, env=env, timeout=30)
+            found += [json.loads(line) for line in run.stdout.splitlines() if text in line]
+        return found
 
     found = wait_until(records, timeout=15, interval=1, message="the message event in kcat's output")
     assert found[0]["schema"] == "geochat.messages.event.v1"

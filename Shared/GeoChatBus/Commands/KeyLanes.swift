@@ -67,9 +67,19 @@ final class LaneBook: Sendable {
         }
     }
 
+    /// A partition of one generation of the topic (`KafkaRecord.generation`):
+    /// offsets of two generations are unrelated. Lanes ignore the generation, so a
+    /// key's records stay in order across a switch.
     struct PartitionName: Hashable {
         let topic: String
+        let generation: Int64?
         let partition: Int32
+
+        init(_ record: KafkaRecord) {
+            topic = record.topic
+            generation = record.generation
+            partition = record.partition
+        }
     }
 
     private struct State {
@@ -93,7 +103,7 @@ final class LaneBook: Sendable {
     /// starts a task for it, false when it waits behind the lane's running record.
     func enqueue(_ record: KafkaRecord) -> Bool {
         state.withLock { state in
-            state.progress[PartitionName(topic: record.topic, partition: record.partition), default: PartitionProgress()]
+            state.progress[PartitionName(record), default: PartitionProgress()]
                 .begin(record)
             let lane = Lane(record)
             if state.waiting[lane] != nil {
@@ -114,7 +124,7 @@ final class LaneBook: Sendable {
     ) -> KafkaRecord? {
         state.withLock { state in
             state.inFlight -= 1
-            if let done = state.progress[PartitionName(topic: record.topic, partition: record.partition)]?.finish(record) {
+            if let done = state.progress[PartitionName(record)]?.finish(record) {
                 committable(done)
             }
             guard var queue = state.waiting[lane], !queue.isEmpty else {

@@ -63,6 +63,18 @@ public enum Topics {
         }
     }
 
+    /// *tansu*: the topics every say, create, start or presence batch writes
+    /// to, which a broker that never trims a topic must see rotated
+    /// (`TopicGenerations`; docs/architecture.md, "Topic generations"). The
+    /// state topics are read from their start and the rare commands (admin,
+    /// expiry) stay small; reply topics rotate by their own count.
+    public static func rotates(_ topic: String) -> Bool {
+        switch topic {
+        case sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, presence: true
+        default: false
+        }
+    }
+
     /// The shared topics every service creates at start.
     public static let shared = [
         sessionCommands, sessionEvents, roomsCommands, roomEvents, messagingCommands, messageEvents, expiryCommands,

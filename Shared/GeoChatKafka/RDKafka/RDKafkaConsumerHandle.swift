@@ -77,6 +77,28 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return high
     }
 
+    /// The group's committed offsets of the partitions (those without one are left out; blocks).
+    func committed(_ partitions: [PartitionID], timeoutMs: Int32) throws(KafkaError) -> [PartitionID: Int64] {
+        let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for p in partitions { rd_kafka_topic_partition_list_add(list, p.topic, p.partition) }
+        let err = rd_kafka_committed(handle, list, timeoutMs)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("committed offsets: \(err.message)") }
+        var offsets: [PartitionID: Int64] = [:]
+        for i in 0..<Int(list.pointee.cnt) {
+            let element = list.pointee.elems[i]
+            if element.offset >= 0 {
+                offsets[PartitionID(topic: String(cString: element.topic), partition: element.partition)] = element.offset
+            }
+        }
+        return offsets
+    }
+
+    /// Commits the offsets stored so far now, without waiting for the answer.
+    func commitStoredSoon() {
+        _ = rd_kafka_commit(handle, nil, 1)
+    }
+
     /// Moves assigned partitions back to their first record (blocks until the
     /// fetcher dropped what it had prefetched from the old position).
     func seekToBeginning(_ partitions: [PartitionID], timeoutMs: Int32) throws(KafkaError) {

@@ -8,6 +8,7 @@ import uuid
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from . import topics
 from .waiting import ConditionTimeout
 
 REQUEST_SCHEMA = "geochat.request.v1"
@@ -33,8 +34,9 @@ class CommandClient:
         self.consumer.close()
 
     def send(self, topic, key, command, idempotency_key=None, timeout=20, partition=None):
-        """Queues a command (`{name: fields}`) on `topic` under `key`, or on one
-        `partition`; returns its correlation id. `flush` delivers what is queued."""
+        """Queues a command (`{name: fields}`) on `topic` (its current generation,
+        `topics.physical`) under `key`, or on one `partition`; returns its
+        correlation id. `flush` delivers what is queued."""
         correlation = uuid.uuid4().hex
         envelope = {
             "schema": REQUEST_SCHEMA, "correlationID": correlation,
@@ -44,7 +46,7 @@ class CommandClient:
         kwargs = {"key": key.encode(), "value": json.dumps(envelope).encode()}
         if partition is not None:
             kwargs["partition"] = partition
-        self.producer.produce(topic, **kwargs)
+        self.producer.produce(topics.physical(topic), **kwargs)
         return correlation
 
     def flush(self):

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Shared topics rotated by time on a broker that never trims a topic (*tansu*).
+///
+/// Tansu 0.6 keeps every batch of a partition for ever and lists them all on
+/// each fetch that returns records, under one lock, so a busy topic makes the
+/// whole broker slower every minute it lives (docs/architecture.md, "Topic
+/// generations"). With generations, a rotating topic `t` is written as
+/// `t.g<n>`, where `n` is the wall-clock time in milliseconds divided by the
+/// period: every producer on the machine moves to the next generation at the
+/// same instant, and a consumer reads one generation after the other
+/// (`KafkaConsumer`), so each fetch lists at most one period of batches.
+///
+/// Pure: names and instants only. Callers pass the time.
+public struct TopicGenerations: Sendable {
+    /// How long one generation is written to.
+    public let periodMs: Int64
+    /// Which logical topics rotate (the others keep their plain name).
+    public let rotates: @Sendable (String) -> Bool
+
+    public init(periodMs: Int64, rotates: @escaping @Sendable (String) -> Bool) {
+        precondition(periodMs > 0, "a generation lasts some time")
+        self.periodMs = periodMs
+        self.rotates = rotates
+    }
+
+    /// The generation written at `ms` (Unix epoch milliseconds).
+    public func generation(atMs ms: Int64) -> Int64 { ms / periodMs }
+
+    /// When writing to `generation` starts (Unix epoch milliseconds).
+    public func startMs(of generation: Int64) -> Int64 { generation * periodMs }
+
+    /// The topic records of `topic` go to in `generation` (itself if it does not rotate).
+    public func physical(_ topic: String, generation: Int64) -> String {
+        rotates(topic) ? "\(topic)\(Self.marker)\(generation)" : topic
+    }
+
+    /// The topic records of `topic` go to now.
+    public func physical(_ topic: String, atMs ms: Int64) -> String {
+        physical(topic, generation: generation(atMs: ms))
+    }
+
+    /// The logical topic and generation of a physical name (nil generation: it does not rotate).
+    public func logical(_ physical: String) -> (topic: String, generation: Int64?) {
+        guard let range = physical.range(of: Self.marker, options: .backwards),
+            let generation = Int64(physical[range.upperBound...]), generation >= 0
+        else { return (physical, nil) }
+        let topic = String(physical[..<range.lowerBound])
+        return rotates(topic) ? (topic, generation) : (physical, nil)
+    }
+
+    static let marker = ".g"
+}
+
+/// Unix epoch milliseconds now.
+func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }

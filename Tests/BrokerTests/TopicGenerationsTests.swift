@@ -1,0 +1,120 @@
+import Foundation
+import GeoChatDomain
+import Logging
+import XCTest
+
+@testable import GeoChatKafka
+
+/// Names and instants of rotating topics (no broker needed).
+final class TopicGenerationNameTests: XCTestCase {
+    let generations = TopicGenerations(periodMs: 60_000, rotates: Topics.rotates)
+
+    func testARotatingTopicIsWrittenToItsGenerationOfTheClock() {
+        XCTAssertEqual(generations.generation(atMs: 119_999), 1)
+        XCTAssertEqual(generations.generation(atMs: 120_000), 2)
+        XCTAssertEqual(generations.startMs(of: 2), 120_000)
+        XCTAssertEqual(generations.physical(Topics.messagingCommands, atMs: 120_000), "geochat.messaging.commands.g2")
+    }
+
+    func testStateAdminAndReplyTopicsKeepTheirNames() {
+        for topic in [Topics.settings, Topics.bans, Topics.adminCommands, Topics.expiryCommands, Topics.replies(instance: "gateway-1")] {
+            XCTAssertEqual(generations.physical(topic, generation: 7), topic)
+            XCTAssertEqual(generations.logical(topic).topic, topic)
+            XCTAssertNil(generations.logical(topic).generation)
+        }
+    }
+
+    func testAPhysicalNameGivesBackItsTopicAndGeneration() {
+        XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").topic, Topics.messageEvents)
+        XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").generation, 29_000_123)
+        // Only a rotating topic's own suffix counts: a reply topic's generation is not one.
+        for name in ["geochat.replies.gateway-1.r3", "geochat.settings.g4", "geochat.presence.gx"] {
+            XCTAssertEqual(generations.logical(name).topic, name)
+            XCTAssertNil(generations.logical(name).generation)
+        }
+    }
+}
+
+/// Rotating topics on the real broker: producers move to the next generation on
+/// the clock, consumers follow without losing or reordering a key's records.
+final class TopicGenerationTests: XCTestCase {
+    let logger = Logger(label: "generation-tests")
+
+    func testGroupAndTailConsumersReadEveryRecordInKeyOrderAcrossSwitches() async throws {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        let topic = "test.rotating.\(UUID().uuidString.prefix(8))"
+        var settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+        settings.profile = .tansu
+        settings.generations = TopicGenerations(periodMs: 4000, rotates: { $0 == topic })
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        let spec = [TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))]
+        try await provisioner.ensureRetrying(spec)
+        let keeping = Task { await provisioner.keep(spec, every: .milliseconds(500)) }
+        defer { keeping.cancel() }
+
+        let group = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group("test-rotating-\(UUID().uuidString.prefix(8))"),
+            pace: .interactive, logger: logger)
+        let tail = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        try await group.start()
+        try await tail.start()
+        XCTAssertTrue(group.rotates)
+        let following = [Task { await group.followGenerations() }, Task { await tail.followGenerations() }]
+        defer { following.forEach { $0.cancel() } }
+        for _ in 0..<100 where !group.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
+
+        // 12 s of records, one every 20 ms, over 8 keys: three switches or more.
+        let count = 600
+        let sending = Task {
+            for i in 0..<count {
+                try await producer.send(topic: topic, key: "k\(i % 8)", value: Array("\(i)".utf8), partition: nil)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        // A consumer that stops handing out records would hang the read: close both after a minute.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            await group.close()
+            await tail.close()
+        }
+        defer { watchdog.cancel() }
+        async let byGroup = Self.read(count, from: group, marking: true)
+        async let byTail = Self.read(count, from: tail, marking: false)
+        let (groupRead, tailRead) = await (byGroup, byTail)
+        try await sending.value
+        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
+            XCTAssertEqual(read.values.count, count, "\(name): every record once")
+            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
+            for key in 0..<8 {
+                let ofKey = read.values.filter { $0 % 8 == key }
+                XCTAssertEqual(ofKey, ofKey.sorted(), "\(name): key \(key) in order")
+            }
+            XCTAssertGreaterThanOrEqual(read.generations.count, 3, "\(name) read \(read.generations.sorted())")
+        }
+        XCTAssertTrue(groupRead.topics == [topic] && tailRead.topics == [topic], "records carry the logical topic")
+        await group.close()
+        await tail.close()
+    }
+
+    private static func read(_ count: Int, from consumer: KafkaConsumer, marking: Bool) async -> (
+        values: [Int], generations: Set<Int64>, topics: Set<String>
+    ) {
+        var values: [Int] = []
+        var generations: Set<Int64> = []
+        var topics: Set<String> = []
+        var iterator = consumer.records.makeAsyncIterator()
+        while values.count < count, let record = await iterator.next() {
+            values.append(Int(String(decoding: record.value, as: UTF8.self))!)
+            if let generation = record.generation { generations.insert(generation) }
+            topics.insert(record.topic)
+            if marking { consumer.markProcessed(record) }
+        }
+        return (values, generations, topics)
+    }
+}
