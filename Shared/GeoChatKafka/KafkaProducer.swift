@@ -26,7 +26,8 @@ public struct RecordDelivery: Sendable {
     public func wait() async throws { try await outcome() }
 }
 
-/// The idempotent producer. Sends complete with the broker's delivery report.
+/// The producer (idempotent on Kafka; not on Tansu, `KafkaSettings.producerProperties`).
+/// Sends complete with the broker's delivery report.
 /// A producer whose idempotence state turned fatal (as after a broker that lost
 /// its memory) is replaced by a fresh one, so the service carries on alone.
 public final class KafkaProducer: RecordSender {

@@ -98,7 +98,14 @@ public struct KafkaSettings: Sendable {
 
     var producerProperties: [String: String] {
         common.merging([
-            "enable.idempotence": "true",
+            "enable.idempotence": profile == .tansu ? "false" : "true",
+            // *tansu*: without idempotence, one request in flight is what keeps a
+            // partition's records in order through a retry. Tansu 0.6 rewrites its
+            // whole metadata document (every topic, every producer's sequence for
+            // every partition it ever wrote) on each idempotent produce, so each
+            // say got slower as topics came and went (docs/architecture.md, "Kafka
+            // settings"); it serves one request a connection at a time anyway.
+            "max.in.flight.requests.per.connection": profile == .tansu ? "1" : "5",
             "acks": "all",
             "linger.ms": String(lingerMs),
             "message.timeout.ms": String(messageTimeoutMs),
