@@ -53,8 +53,15 @@ public struct TopicProvisioner: Sendable {
         switch mode ?? settings.topicsMode {
         case .create:
             try producer.administer { client in
+                // Asks first and creates only what is missing: Tansu 0.6 rewrites its
+                // whole metadata document on every CreateTopics, even for a topic it
+                // has, and every fetch after a rewrite parses the document again; with
+                // every instance checking every 5 s and topics rotating, that cost
+                // grew with every topic ever made (docs/architecture.md, "Topic generations").
+                let missing = topics.filter { (try? client.partitionCount($0.name, timeoutMs: 5000)) ?? 0 < 1 }
+                guard !missing.isEmpty else { return }
                 try client.createTopics(
-                    topics.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
+                    missing.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
                     replicationFactor: settings.replicationFactor, timeoutMs: 5000)
             }
         case .verify:
