@@ -58,7 +58,8 @@ public struct TopicProvisioner: Sendable {
                 // has, and every fetch after a rewrite parses the document again; with
                 // every instance checking every 5 s and topics rotating, that cost
                 // grew with every topic ever made (docs/architecture.md, "Topic generations").
-                let missing = topics.filter { (try? client.partitionCount($0.name, timeoutMs: 5000)) ?? 0 < 1 }
+                let existing = try client.existingTopics(topics.map(\.name), timeoutMs: 5000)
+                let missing = topics.filter { !existing.contains($0.name) }
                 guard !missing.isEmpty else { return }
                 try client.createTopics(
                     missing.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },

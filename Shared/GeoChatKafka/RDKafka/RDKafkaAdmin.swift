@@ -103,6 +103,29 @@ enum RDKafkaAdmin {
     }
 
     /// The names of every topic the broker's metadata holds now.
+    /// Which of the topics the broker has. Throws when the broker does not answer
+    /// (so a caller never takes "unreachable" for "missing"); a topic it does not
+    /// know is simply left out.
+    static func existingTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<String> {
+        var existing: Set<String> = []
+        for name in names {
+            let rkt = rd_kafka_topic_new(client, name, nil)
+            defer { rd_kafka_topic_destroy(rkt) }
+            var metadata: UnsafePointer<rd_kafka_metadata>?
+            let err = rd_kafka_metadata(client, 0, rkt, &metadata, timeoutMs)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+                throw KafkaError.admin("metadata for \(name): \(err.message)")
+            }
+            defer { rd_kafka_metadata_destroy(metadata) }
+            if metadata.pointee.topic_cnt > 0, metadata.pointee.topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR,
+                metadata.pointee.topics[0].partition_cnt > 0
+            {
+                existing.insert(name)
+            }
+        }
+        return existing
+    }
+
     static func topicNames(client: OpaquePointer, timeoutMs: Int32) throws(KafkaError) -> [String] {
         var metadata: UnsafePointer<rd_kafka_metadata>?
         let err = rd_kafka_metadata(client, 1, nil, &metadata, timeoutMs)

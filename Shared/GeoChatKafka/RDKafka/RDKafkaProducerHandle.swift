@@ -10,6 +10,8 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     private let handle: OpaquePointer
     private let topics = Mutex<[String: OpaquePointer]>([:])
     private let stopped = Atomic<Bool>(false)
+    /// Set when `close` begins: records offered after it fail at once.
+    private let closing = Atomic<Bool>(false)
     private let pollerDone = DispatchSemaphore(value: 0)
 
     let createdAt = ContinuousClock.now
@@ -65,8 +67,14 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     }
 
     /// Waits for outstanding deliveries (bounded), fails what is left (so every
-    /// waiting sender gets an answer), then frees the handle.
+    /// waiting sender gets an answer) and stops the poll thread. The client is
+    /// freed only when the last reference goes (deinit): topic administration
+    /// still running on another thread (the provisioner's metadata checks, while
+    /// a producer is replaced after a broker outage) keeps it alive instead of
+    /// touching freed memory (a SIGSEGV in `rd_kafka_broker_any_usable`, seen in
+    /// the fault harness).
     func close(flushTimeoutMs: Int32 = 5000) {
+        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = rd_kafka_flush(handle, flushTimeoutMs)
         _ = rd_kafka_purge(handle, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
         var waited = 0
@@ -81,6 +89,9 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             for rkt in cache.values { rd_kafka_topic_destroy(rkt) }
             cache.removeAll()
         }
+    }
+
+    deinit {
         rd_kafka_destroy(handle)
     }
 
@@ -95,6 +106,10 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     /// answers a ticket that completes with the broker's answer.
     func enqueue(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) -> DeliveryTicket {
         let ticket = DeliveryTicket()
+        guard !closing.load(ordering: .acquiring) else {
+            ticket.complete(.failed("producer closed", needsFreshProducer: true))
+            return ticket
+        }
         var queueFullRetries = 0
         while true {
             let completion = DeliveryCompletion { [self] err in ticket.complete(outcome(err)) }
@@ -142,6 +157,10 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
 
     func topicNames(timeoutMs: Int32) throws(KafkaError) -> [String] {
         try RDKafkaAdmin.topicNames(client: handle, timeoutMs: timeoutMs)
+    }
+
+    func existingTopics(_ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<String> {
+        try RDKafkaAdmin.existingTopics(client: handle, names, timeoutMs: timeoutMs)
     }
 
     func partitionCount(_ topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
