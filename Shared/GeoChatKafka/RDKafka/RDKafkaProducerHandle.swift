@@ -8,7 +8,7 @@ import Synchronization
 /// thread-safe; the only Swift state (topic cache, flags) is behind `Mutex`/`Atomic`.
 final class RDKafkaProducerHandle: @unchecked Sendable {
     private let handle: OpaquePointer
-    private let topics = Mutex<[String: OpaquePointer]>([:])
+    private let topics = Mutex(KnownTopics())
     private let stopped = Atomic<Bool>(false)
     /// Set when `close` begins: records offered after it fail at once.
     private let closing = Atomic<Bool>(false)
@@ -39,9 +39,9 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
         completion: DeliveryCompletion
     ) -> rd_kafka_resp_err_t {
-        let (rkt, cached) = topicHandle(topic)
-        // A record in the queue holds its topic: the handle may go at once.
-        defer { if !cached { rd_kafka_topic_destroy(rkt) } }
+        let rkt = topicHandle(topic)
+        // A record in the queue holds its topic: this reference may go at once.
+        defer { rd_kafka_topic_destroy(rkt) }
         let opaque = Unmanaged.passRetained(completion).toOpaque()
         let status: Int32 = value.withUnsafeBytes { payload in
             func send(_ keyPointer: UnsafeRawPointer?, _ keyLength: Int) -> Int32 {
@@ -85,9 +85,9 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         stopped.store(true, ordering: .releasing)
         rd_kafka_yield(handle)
         pollerDone.wait()
-        topics.withLock { cache in
-            for rkt in cache.values { rd_kafka_topic_destroy(rkt) }
-            cache.removeAll()
+        topics.withLock { known in
+            for entry in known.handles.values { rd_kafka_topic_destroy(entry.rkt) }
+            known.handles.removeAll()
         }
     }
 
@@ -171,20 +171,38 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         try RDKafkaAdmin.highWatermarks(client: handle, topic: topic, timeoutMs: timeoutMs)
     }
 
-    /// Topic handles kept for reuse: the shared topics and the first reply
-    /// topics met. Others (reply topics that come and go) get a handle per
-    /// record, so a long-lived producer does not keep one for every reply
-    /// topic it ever answered on.
-    static let cachedTopics = 64
+    /// Topics the client keeps handles for: the 64 used most lately. A topic's
+    /// handle makes the client refresh its metadata every few seconds; topics
+    /// that rotate (`TopicGenerations`, reply topics) are used for a while and
+    /// then never again, so the least lately used handle is let go. (Kept for
+    /// ever, a broker restart made the client refresh dozens of topics the
+    /// broker no longer had, the path on which librdkafka 2.16's metadata cache
+    /// crashed, docs/architecture.md "Request/reply".)
+    static let keptTopics = 64
 
-    /// The topic's handle, and whether the cache keeps it (else the caller destroys it).
-    private func topicHandle(_ name: String) -> (OpaquePointer, cached: Bool) {
-        topics.withLock { cache in
-            if let rkt = cache[name] { return (rkt, true) }
-            let rkt = rd_kafka_topic_new(handle, name, nil)!
-            guard cache.count < Self.cachedTopics else { return (rkt, false) }
-            cache[name] = rkt
-            return (rkt, true)
+    struct KnownTopics {
+        var handles: [String: (rkt: OpaquePointer, lastUse: UInt64)] = [:]
+        var uses: UInt64 = 0
+    }
+
+    /// A reference of the caller's own to the topic's handle (the caller destroys
+    /// it): a handle let go meanwhile by another thread stays valid for it.
+    private func topicHandle(_ name: String) -> OpaquePointer {
+        topics.withLock { known in
+            known.uses += 1
+            if known.handles[name] != nil {
+                known.handles[name]!.lastUse = known.uses
+            } else {
+                if known.handles.count >= Self.keptTopics,
+                    let oldest = known.handles.min(by: { $0.value.lastUse < $1.value.lastUse })
+                {
+                    rd_kafka_topic_destroy(oldest.value.rkt)
+                    known.handles[oldest.key] = nil
+                }
+                known.handles[name] = (rd_kafka_topic_new(handle, name, nil)!, known.uses)
+            }
+            // Another reference to the same topic object (librdkafka counts them).
+            return rd_kafka_topic_new(handle, name, nil)!
         }
     }
 }
