@@ -28,6 +28,7 @@ final class TopicReader: Sendable {
     private let topics: [String]
     private let logicalNames: [String: String]
     private let start: Start
+    private let fetchWaitMs: Int
     private let logger: Logger
     /// `poll` and `close` run on this queue only: librdkafka wants them serialized.
     private let queue: DispatchQueue
@@ -55,6 +56,7 @@ final class TopicReader: Sendable {
         self.topics = physical
         self.logicalNames = Dictionary(zip(physical, logical), uniquingKeysWith: { first, _ in first })
         self.start = start
+        self.fetchWaitMs = fetchWaitMs
         self.logger = logger
         self.metricLabel = settings.metricLabel
         let properties: [String: String]
@@ -168,7 +170,10 @@ final class TopicReader: Sendable {
     /// Waits until its generation was read to the end, or `limit` passed; the
     /// owner keeps polling it meanwhile. The end is the high watermark each
     /// partition has when this starts, after the switch: nothing new comes.
-    /// - Without a group: every partition handed out up to there.
+    /// - Without a group: every partition handed out up to the high watermark
+    ///   its fetcher saw last, three fetch waits after this starts (a record
+    ///   acknowledged later than that may come after the next generation's
+    ///   records: readers without a group heal gaps, `RoomTimelines`).
     /// - In a group: every partition of the topics committed up to there by
     ///   whichever member holds it (its own stored offsets are committed at
     ///   once each round), so no member reads the next generation of a key
@@ -177,6 +182,17 @@ final class TopicReader: Sendable {
         let deadline = ContinuousClock.now + limit
         var targets: [PartitionID: Int64]?
         while ContinuousClock.now < deadline, !isClosed, !Task.isCancelled {
+            if targets == nil, followsPositions {
+                // The ends its fetcher last saw, once it fetched a few more times since
+                // the switch: asking the broker for 32 partitions' ends (Tansu's
+                // ListOffsets lists every batch of a full generation) held the next
+                // generation of a gateway's feed for about a second.
+                try? await Task.sleep(for: .milliseconds(3 * fetchWaitMs))
+                let next = nextOffsets.withLock { $0 }
+                targets = Dictionary(uniqueKeysWithValues: next.map { p, offset in
+                    (p, handle.lastFetchedHighWatermark(p) ?? offset)
+                })
+            }
             if targets == nil {
                 targets = try? await offloaded { [self] in
                     var ends: [PartitionID: Int64] = [:]
