@@ -88,6 +88,28 @@ enum RDKafkaAdmin {
 
     /// The number of partitions a topic has now, from the broker's metadata.
     static func partitionCount(client: OpaquePointer, topic: String, timeoutMs: Int32) throws(KafkaError) -> Int {
+        let (err, partitions) = try topicMetadata(client: client, topic: topic, timeoutMs: timeoutMs)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("metadata for \(topic): \(err.message)") }
+        return partitions
+    }
+
+    /// Which of the topics the broker has. Throws when the broker does not answer
+    /// (so a caller never takes "unreachable" for "missing"); a topic it does not
+    /// know is simply left out.
+    static func existingTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<String> {
+        var existing: Set<String> = []
+        for name in names {
+            let (err, partitions) = try topicMetadata(client: client, topic: name, timeoutMs: timeoutMs)
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR, partitions > 0 { existing.insert(name) }
+        }
+        return existing
+    }
+
+    /// One topic's entry in the broker's metadata: its error (unknown topic, …)
+    /// and partition count. Throws when the request itself fails.
+    private static func topicMetadata(
+        client: OpaquePointer, topic: String, timeoutMs: Int32
+    ) throws(KafkaError) -> (rd_kafka_resp_err_t, Int) {
         let rkt = rd_kafka_topic_new(client, topic, nil)
         defer { rd_kafka_topic_destroy(rkt) }
         var metadata: UnsafePointer<rd_kafka_metadata>?
@@ -98,34 +120,10 @@ enum RDKafkaAdmin {
         defer { rd_kafka_metadata_destroy(metadata) }
         guard metadata.pointee.topic_cnt > 0 else { throw KafkaError.admin("metadata for \(topic): no topic") }
         let t = metadata.pointee.topics[0]
-        if t.err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("metadata for \(topic): \(t.err.message)") }
-        return Int(t.partition_cnt)
+        return (t.err, Int(t.partition_cnt))
     }
 
     /// The names of every topic the broker's metadata holds now.
-    /// Which of the topics the broker has. Throws when the broker does not answer
-    /// (so a caller never takes "unreachable" for "missing"); a topic it does not
-    /// know is simply left out.
-    static func existingTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<String> {
-        var existing: Set<String> = []
-        for name in names {
-            let rkt = rd_kafka_topic_new(client, name, nil)
-            defer { rd_kafka_topic_destroy(rkt) }
-            var metadata: UnsafePointer<rd_kafka_metadata>?
-            let err = rd_kafka_metadata(client, 0, rkt, &metadata, timeoutMs)
-            guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
-                throw KafkaError.admin("metadata for \(name): \(err.message)")
-            }
-            defer { rd_kafka_metadata_destroy(metadata) }
-            if metadata.pointee.topic_cnt > 0, metadata.pointee.topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR,
-                metadata.pointee.topics[0].partition_cnt > 0
-            {
-                existing.insert(name)
-            }
-        }
-        return existing
-    }
-
     static func topicNames(client: OpaquePointer, timeoutMs: Int32) throws(KafkaError) -> [String] {
         var metadata: UnsafePointer<rd_kafka_metadata>?
         let err = rd_kafka_metadata(client, 1, nil, &metadata, timeoutMs)
