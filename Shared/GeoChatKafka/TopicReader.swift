@@ -131,8 +131,6 @@ final class TopicReader: Sendable {
         return true
     }
 
-    var isGroupMember: Bool { !followsPositions }
-
     /// One check of `KafkaConsumer.followRecreatedTopics`: the partitions whose next
     /// expected offset lies above their high watermark, both as the last fetch
     /// response and as the broker's answer now have it, are read again from their
