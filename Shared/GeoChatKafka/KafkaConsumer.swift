@@ -279,12 +279,13 @@ public final class KafkaConsumer: Sendable {
 
     /// True once the group gave this member partitions (or, in tail mode, once
     /// started): before that, commands sent to it wait.
-    /// With two generations, only once the newer one hands out (a restarted
-    /// member first reads what its group left in the previous one).
+    /// Around a switch, the reader that hands out records counts: the older one
+    /// until the newer takes over (before every switch the newer one joins its
+    /// group ahead, and the member must stay ready meanwhile).
     public var holdsPartitions: Bool {
         let (readers, newerHandsOut) = state.withLock { ($0.readers, $0.newerHandsOut) }
-        guard let newest = readers.last, readers.count == 1 || newerHandsOut else { return false }
-        return !newest.assignment().isEmpty
+        guard let handingOut = newerHandsOut ? readers.last : readers.first else { return false }
+        return !handingOut.assignment().isEmpty
     }
 
     /// The partitions this consumer holds right now (of every generation it reads).
