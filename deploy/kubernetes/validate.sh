@@ -7,7 +7,16 @@
 #   - check_manifests.py: the files agree with each other and with the code (the
 #     topics are Topics.shared, partitions and replication as the ConfigMap says,
 #     every ConfigMap, Secret key and CA file a pod names exists, probes on each
-#     service's HTTP port, instance ids from the pod name, …).
+#     service's HTTP port, instance ids from the pod name, …), and the deployment
+#     is locked down: per-address limits on and trusted proxies set on the public
+#     gateways, one Kafka account per workload with exactly its code's rights (the
+#     internet-facing gateway writes no admin, expiry, settings, bans or event
+#     topic), a default deny and a NetworkPolicy per workload (operators' and
+#     metrics ports only from the monitoring namespace, egress only to Kafka,
+#     PostgreSQL and DNS), PostgreSQL over TLS only, gateway memory limits that
+#     hold the documented formula (README.md, "Validate");
+#   - check_manifests.py --self-test: each of those checks catches the
+#     regressions it exists for (the manifests broken in memory, ~24 ways).
 # Neither tool fetches anything: the schemas are bundled or local. Only the first
 # run installs the two tools from PyPI into the project's .venv.
 #
@@ -30,6 +39,7 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 
 "$VENV/bin/python" "$HERE/check_manifests.py" "$DIR" "$ROOT" "$work" || failed=1
+"$VENV/bin/python" "$HERE/check_manifests.py" --self-test "$DIR" "$ROOT" || failed=1
 
 # Built-in kinds. A kind or apiVersion it has no schema for is only a warning
 # there (exit 0); here it is a failure: a misspelt kind would pass otherwise.
