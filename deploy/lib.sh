@@ -11,7 +11,9 @@ NO_RATE_LIMITS=(--env GEOCHAT_RATE_POST_PER_S=0 --env GEOCHAT_RATE_POST_ADDRESS_
   --env GEOCHAT_RATE_POST_MIN_INTERVAL_MS=0 --env GEOCHAT_RATE_CREATE_PER_S=0
   --env GEOCHAT_RATE_CREATE_ADDRESS_PER_S=0 --env GEOCHAT_RATE_START_ADDRESS_PER_S=0
   --env GEOCHAT_RATE_ROOMS_PER_HOUR=0 --env GEOCHAT_RATE_CHANGE_PER_S=0
-  --env GEOCHAT_RATE_HISTORY_ADDRESS_PER_S=0 --env GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S=0)
+  --env GEOCHAT_RATE_HISTORY_ADDRESS_PER_S=0 --env GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S=0
+  --env GEOCHAT_RATE_CHANGE_ADDRESS_PER_S=0 --env GEOCHAT_RATE_PARTICIPANTS_ADDRESS_PER_S=0
+  --env GEOCHAT_RATE_SESSION_LOOKUP_ADDRESS_PER_S=0 --env GEOCHAT_PUSH_MAX_PER_ADDRESS=0)
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -75,14 +77,36 @@ pg_tls() { # DATA_DIR
   open_path_for_postgres "$tls"
 }
 
+# The local PostgreSQL's superuser password: made with its data folder, one
+# line, readable by its owner only. Services read it from the file
+# (GEOCHAT_PG_PASSWORD_FILE), psql through PGPASSWORD; a data folder made
+# before passwords (trust) has none and needs none.
+pg_password_file() { echo "$1.password"; }
+
+# psql against the local PostgreSQL of DATA_DIR on PORT, with its password.
+pg_psql() { # DATA_DIR PORT ARGS...
+  local data=$1 port=$2; shift 2
+  local file; file=$(pg_password_file "$data")
+  if [ -s "$file" ]; then PGPASSWORD=$(cat "$file") psql -h 127.0.0.1 -p "$port" -U postgres "$@"
+  else psql -h 127.0.0.1 -p "$port" -U postgres "$@"; fi
+}
+
 pg_start() { # DATA_DIR PORT
   local data=$1 port=$2
   mkdir -p "$data"
   open_path_for_postgres "$data"
   [ "$(id -u)" = 0 ] && chown postgres "$data" && chmod 700 "$data"
   if [ ! -f "$data/PG_VERSION" ]; then
-    log "postgres: initdb $data"
-    as_postgres "$PG_BIN/initdb -D '$data' -A trust -U postgres -E UTF8 --locale=C.UTF-8" >/dev/null
+    log "postgres: initdb $data (password authentication over TCP, peer on its own socket)"
+    local password; password=$(pg_password_file "$data")
+    (umask 077; openssl rand -hex 24 > "$password")
+    # initdb reads the password as the postgres user (and wants an empty data folder): a copy
+    # in a private folder of its own, gone after.
+    local private; private=$(mktemp -d)
+    (umask 077; cp "$password" "$private/password")
+    [ "$(id -u)" = 0 ] && chown -R postgres "$private"
+    as_postgres "$PG_BIN/initdb -D '$data' -A scram-sha-256 --auth-local=peer -U postgres --pwfile='$private/password' -E UTF8 --locale=C.UTF-8" >/dev/null
+    rm -rf "$private"
   fi
   pg_tls "$data"
   if as_postgres "$PG_BIN/pg_ctl -D '$data' status" >/dev/null 2>&1; then
@@ -91,8 +115,8 @@ pg_start() { # DATA_DIR PORT
     log "postgres: start on 127.0.0.1:$port (TLS on, CA $(pg_ca_file "$data"))"
     as_postgres "$PG_BIN/pg_ctl -D '$data' -l '$data/postgres.log' -w -t 60 -o \"-p $port -k '$data' -c listen_addresses=127.0.0.1 -c max_connections=300 -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key\" start" >/dev/null
   fi
-  if ! psql -h 127.0.0.1 -p "$port" -U postgres -Atc "SELECT 1 FROM pg_database WHERE datname = 'geochat'" | grep -q 1; then
-    psql -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE DATABASE geochat" >/dev/null
+  if ! pg_psql "$data" "$port" -Atc "SELECT 1 FROM pg_database WHERE datname = 'geochat'" | grep -q 1; then
+    pg_psql "$data" "$port" -qc "CREATE DATABASE geochat" >/dev/null
   fi
 }
 

@@ -87,6 +87,7 @@ write_instance_env() { # NAME INSTANCE
     echo "GEOCHAT_PG_PORT=$(port_of postgres)"
     echo "GEOCHAT_PG_USER=postgres"
     echo "GEOCHAT_PG_DATABASE=geochat"
+    [ -s "$(pg_password_file "$STATE/pg")" ] && echo "GEOCHAT_PG_PASSWORD_FILE=$(pg_password_file "$STATE/pg")"
     # TLS as in production: the local PostgreSQL's certificate is checked against the CA pg_tls made.
     echo "GEOCHAT_PG_SSLMODE=verify-full"
     echo "GEOCHAT_PG_SSLROOTCERT=$(pg_ca_file "$STATE/pg")"
@@ -144,6 +145,7 @@ PG_HOST=127.0.0.1
 PG_PORT=$(port_of postgres)
 PG_USER=postgres
 PG_DATABASE=geochat
+PG_PASSWORD_FILE=$(pg_password_file "$STATE/pg")
 KAFKA_BROKERS=127.0.0.1:$(port_of kafka)
 BIN_DIR=$(bin_dir)
 EOT

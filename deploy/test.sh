@@ -61,6 +61,7 @@ if [ "$RUN_UNIT" = 1 ]; then
   log "unit, store and broker tests: swift test"
   # pipefail: the pipeline fails when swift test does.
   if ! GEOCHAT_TEST_KAFKA_BROKERS="127.0.0.1:$kport" GEOCHAT_TEST_PG_PORT="$pgport" \
+      GEOCHAT_TEST_PG_PASSWORD_FILE="$(pg_password_file "$PG_STATE")" \
       GEOCHAT_TEST_PG_CA="$(pg_ca_file "$PG_STATE")" LD_LIBRARY_PATH="$ROOT/.runtime/lib" \
       swift test 2>&1 \
       | grep -vE "^\[[0-9]+/[0-9]+\]|^Test Case .* started"; then

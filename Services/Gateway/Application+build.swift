@@ -44,10 +44,11 @@ struct Gateway: Sendable {
         self.logger = logger
         self.actions = ChatActions(
             backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
-            lobby: LobbyLocator(), settings: settings, logger: logger)
+            lobby: LobbyLocator(),
+            places: WaitingPlaces(perGateway: settings.push.maxSubscribers, perAddress: settings.push.maxPerAddress),
+            settings: settings, logger: logger)
         self.participants = ParticipantLists()
-        self.events = RoomEventStream(
-            actions: actions, participants: participants, settings: settings.push, limiter: limiter, logger: logger)
+        self.events = RoomEventStream(actions: actions, participants: participants, settings: settings.push, logger: logger)
     }
 
     /// The public listener: the phones' protocol, the JSON API and push, the
@@ -55,6 +56,7 @@ struct Gateway: Sendable {
     /// (docs/security.md, "What listens where").
     func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: SecurityHeaders())
         health.registerProbes(on: router)
         LegacyRoutes(handler: LegacyHandler(actions: actions), settings: settings, limiter: limiter, logger: logger)
             .register(on: router)
@@ -69,6 +71,7 @@ struct Gateway: Sendable {
     /// admin API, `/status`, `/metrics`, and the probes.
     func buildAdminRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: SecurityHeaders())
         health.register(on: router)
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))

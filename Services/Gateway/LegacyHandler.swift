@@ -6,11 +6,9 @@ import GeoChatLegacyProtocol
 struct LegacyHandler: Sendable {
     let actions: ChatActions
 
-    /// `admitCostlyRead`: asked before a read that costs far more than a poll
-    /// (`RateLimiter.CostlyRead`); throws `rate_limited` to refuse it.
-    func handle(
-        _ request: LegacyRequest, admitCostlyRead: ChatActions.AdmitCostlyRead = { _ in }
-    ) async throws(ProtocolError) -> String {
+    /// `admitCostlyRead`: the client's limits, asked before a read that costs
+    /// far more than a poll (`RateLimiter.CostlyRead`).
+    func handle(_ request: LegacyRequest, admitCostlyRead: ChatActions.AdmitCostlyRead) async throws(ProtocolError) -> String {
         switch request {
         case .chat(let command):
             return try await handle(command, admitCostlyRead: admitCostlyRead)
@@ -46,7 +44,7 @@ struct LegacyHandler: Sendable {
                 admitCostlyRead: admitCostlyRead)
             return LegacyXML.messages(room: room, found)
         case .participants(let room):
-            return LegacyXML.participants(room: room, nicks: try await actions.participants(of: room))
+            return LegacyXML.participants(room: room, nicks: try await actions.participants(of: room, admitCostlyRead: admitCostlyRead))
         case .nick(let session, let nick):
             _ = try await actions.rename(session, to: nick)
             return LegacyXML.success()
@@ -56,5 +54,7 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    func signOfLife(_ id: SessionID?) { actions.signOfLife(id) }
+    func signOfLife(_ id: SessionID?, client: ClientLimits) throws(ProtocolError) {
+        try actions.signOfLife(id, client: client)
+    }
 }

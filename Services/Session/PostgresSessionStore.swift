@@ -30,6 +30,7 @@ struct PostgresSessionStore: SessionStore, PostgresStore {
     ] + AdminStore.migrations + [
         Migration(3, "the outbox of session events", PostgresEventOutbox.tableStatements),
         AdminStore.auditFilters,
+        AdminStore.auditSources,
     ]
 
     static let service = "session"

@@ -7,7 +7,7 @@ import NIOSSL
 public struct PostgresSettings: Sendable {
     /// libpq's names, so an operator's `sslmode` means here what it means in `psql`.
     public enum TLSMode: String, Sendable, CaseIterable {
-        /// Plaintext (one machine: PostgreSQL on loopback).
+        /// Plaintext: only where nothing crosses a network, and only when asked for.
         case disable
         /// Encrypted, the server's certificate not checked.
         case require
@@ -70,10 +70,14 @@ public struct PostgresSettings: Sendable {
 }
 
 extension PostgresSettings {
-    /// `pg.host`, `pg.port`, `pg.user`, `pg.password`, `pg.database`,
+    /// `pg.host`, `pg.port`, `pg.user`, `pg.password` (or `pg.password.file`,
+    /// a file holding it, so that it stays out of the environment), `pg.database`,
     /// `pg.pool.size`, `pg.sslmode`, `pg.sslrootcert`, `pg.statement.timeout.ms`.
+    /// Without `pg.sslmode` the connection is encrypted (`require`): a server
+    /// without TLS stops the start rather than carrying passwords and chat in
+    /// the clear (`disable` must be set on purpose).
     public init(_ configuration: Configuration) throws {
-        let modeName = configuration.string("pg.sslmode", default: TLSMode.disable.rawValue)
+        let modeName = configuration.string("pg.sslmode", default: TLSMode.require.rawValue)
         guard let mode = TLSMode(rawValue: modeName) else {
             throw ConfigurationError(
                 key: "pg.sslmode", value: modeName, expected: TLSMode.allCases.map(\.rawValue).joined(separator: ", "))
@@ -91,9 +95,21 @@ extension PostgresSettings {
             host: configuration.string("pg.host", default: "127.0.0.1"),
             port: try configuration.int("pg.port", default: 5432),
             user: configuration.string("pg.user", default: "postgres"),
-            password: configuration.string("pg.password"),
+            password: try Self.password(configuration),
             database: configuration.string("pg.database", default: "geochat"),
             maxConnections: poolSize, tlsMode: mode, rootCertificatePath: configuration.string("pg.sslrootcert"),
             statementTimeoutMs: timeout)
+    }
+
+    /// `pg.password`, else the first line of the file `pg.password.file` names.
+    static func password(_ configuration: Configuration) throws -> String? {
+        if let password = configuration.string("pg.password") { return password }
+        guard let file = configuration.string("pg.password.file") else { return nil }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+            let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty
+        else {
+            throw ConfigurationError(key: "pg.password.file", value: file, expected: "a readable file whose first line is the password")
+        }
+        return String(line)
     }
 }

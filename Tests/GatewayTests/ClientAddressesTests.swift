@@ -28,7 +28,30 @@ import Testing
         #expect(addresses.key(peer: "10.1.2.3", headers: headers([])) == "10.1.2.3", "no header: the proxy itself")
         #expect(addresses.key(peer: "10.1.2.3", headers: headers([("X-Forwarded-For", "not-an-ip")])) == "10.1.2.3")
         let rfc7239 = headers([("Forwarded", "for=\"[2001:db8:cafe::17]:4711\";proto=https, for=192.0.2.1")])
-        #expect(addresses.key(peer: "10.1.2.3", headers: rfc7239) == "2001:db8:cafe:0::/64")
+        let envoy = ClientAddresses(trustedProxies: addresses.trustedProxies, header: .forwarded)
+        #expect(envoy.key(peer: "10.1.2.3", headers: rfc7239) == "2001:db8:cafe:0::/64")
+    }
+
+    /// nginx (`$proxy_add_x_forwarded_for`) appends the peer it saw to
+    /// X-Forwarded-For and passes every other header through: a client's own
+    /// `Forwarded: for=<anything>` must buy nothing, nor a client's X-Real-IP.
+    @Test func behindAnAppendingProxyOnlyItsHeaderCounts() {
+        let nginx = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!])
+        for forged in ["for=1.1.1.1", "for=\"[2001:db8::1]\"", "for=10.9.9.9"] {
+            let request = headers([
+                ("Forwarded", forged), ("X-Real-IP", "9.9.9.9"), ("X-Forwarded-For", "evil, 203.0.113.9"),
+            ])
+            #expect(nginx.key(peer: "10.1.2.3", headers: request) == "203.0.113.9", "\(forged)")
+        }
+        // RFC 7239 proxies: X-Forwarded-For is the client's, Forwarded the proxy's.
+        let envoy = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .forwarded)
+        let request = headers([("X-Forwarded-For", "1.1.1.1"), ("Forwarded", "for=198.51.100.4;proto=https")])
+        #expect(envoy.key(peer: "10.1.2.3", headers: request) == "198.51.100.4")
+        // A proxy that sets X-Real-IP: the address it set, the client's own X-Forwarded-For ignored.
+        let realIP = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .xRealIP)
+        #expect(realIP.key(peer: "10.1.2.3", headers: headers([("X-Forwarded-For", "1.1.1.1"), ("X-Real-IP", "198.51.100.5")]))
+                == "198.51.100.5")
+        #expect(realIP.key(peer: "10.1.2.3", headers: headers([])) == "10.1.2.3")
     }
 
     @Test func ipv6CountsByItsSlash64AndMappedIPv4AsIPv4() {
@@ -49,6 +72,11 @@ import Testing
         #expect(configured.trustedProxies.count == 2)
         #expect(throws: ConfigurationError.self) {
             try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_TRUSTED_PROXIES": "10.0.0.0/8,bogus"]))
+        }
+        let header = try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_CLIENT_ADDRESS_HEADER": "Forwarded"]))
+        #expect(header.header == .forwarded)
+        #expect(throws: ConfigurationError.self) {
+            try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_CLIENT_ADDRESS_HEADER": "via"]))
         }
     }
 }

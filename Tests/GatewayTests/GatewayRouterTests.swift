@@ -49,7 +49,8 @@ import Testing
             "GEOCHAT_RATE_CREATE_PER_S": "0", "GEOCHAT_RATE_CREATE_ADDRESS_PER_S": "0",
             "GEOCHAT_RATE_START_ADDRESS_PER_S": "0", "GEOCHAT_RATE_ROOMS_PER_HOUR": "0", "GEOCHAT_PATH_PREFIX": "/geochat",
             "GEOCHAT_RATE_CHANGE_PER_S": "0", "GEOCHAT_RATE_HISTORY_ADDRESS_PER_S": "0",
-            "GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S": "0",
+            "GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S": "0", "GEOCHAT_RATE_CHANGE_ADDRESS_PER_S": "0",
+            "GEOCHAT_RATE_PARTICIPANTS_ADDRESS_PER_S": "0",
             // Generous: a unit test on a busy machine must not fail on time.
             "GEOCHAT_REQUEST_TIMEOUT_MS": "30000",
         ]
@@ -165,6 +166,37 @@ import Testing
             try await client.execute(uri: "/geochat/chat.php?v=5&cmd=start&nick=Ann", method: .get) { response in
                 #expect(response.status == .notFound, "the phones' protocol is not served there")
             }
+        }
+    }
+
+    /// Every answer of both listeners, the router's own 404 included, says
+    /// what browsers must not do with it (issue 26, item 6).
+    @Test func everyAnswerCarriesTheBrowserHardeningHeaders() async throws {
+        @Sendable func check(_ response: TestResponse, _ what: String) {
+            #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(what)")
+            #expect(response.headers[.referrerPolicy] == "no-referrer", "\(what)")
+            #expect(response.headers[.xFrameOptions] == "DENY", "\(what)")
+            let policy = response.headers[.contentSecurityPolicy] ?? ""
+            #expect(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "\(what)")
+            #expect(policy.contains("script-src 'self'") && !policy.contains("script-src 'self' 'unsafe-inline'"), "\(what)")
+        }
+        try await application.test(.router) { client in
+            for uri in ["/ready", "/geochat/chat.php?cmd=start&nick=Ann", "/geochat/chat.php?cmd=bogus", "/api/v1/rooms/1", "/no/such/path"] {
+                try await client.execute(uri: uri, method: .get) { response in check(response, uri) }
+            }
+        }
+        try await gateway.buildAdminApplication(health: health, port: 0).test(.router) { client in
+            try await client.execute(uri: "/geochat/admin/rooms", method: .get) { response in check(response, "admin") }
+        }
+    }
+
+    /// The web route serves what the page loads, not the rest of its folder.
+    @Test func theWebMapServesOnlyThePagesAssets() {
+        for name in ["index.html", "app.js", "app.css", "world.geojson", "images/marker-icon.png"] {
+            #expect(WebMapRoutes.isPageAsset(name), "\(name)")
+        }
+        for name in ["README.md", "tools/make_world_geojson.py", "tools/screenshot.py", "app", "notes.txt", "a.html"] {
+            #expect(!WebMapRoutes.isPageAsset(name), "\(name)")
         }
     }
 }

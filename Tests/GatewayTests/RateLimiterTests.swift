@@ -128,6 +128,38 @@ final class RateLimiterTests: XCTestCase {
         for _ in 0..<100 { XCTAssertNil(limits.admitCostlyRead(.history, address: "10.0.0.1"), "0 turns it off") }
     }
 
+    /// An address that keeps starting sessions cannot multiply the
+    /// per-session rate of joins, leaves and renames.
+    func testChangesArePerAddressTooAcrossSessions() {
+        var settings = RateLimitSettings.defaults
+        settings.changesPerAddress = .init(perSecond: 1, capacity: 4)
+        let (limits, _) = limiter(settings)
+        let admitted = (0..<10).filter { n in
+            limits.admit(.chat(.join(session: SessionID.random(), room: RoomID(n + 1))), address: "10.0.0.3") == nil
+        }
+        XCTAssertEqual(admitted.count, 4)
+        XCTAssertNil(limits.admit(.chat(.join(session: SessionID.random(), room: 1)), address: "10.0.0.4"))
+    }
+
+    /// Guessed session ids use the lookup bucket up; an id that turns out to be
+    /// a live session gives its token back, so real phones are never held back.
+    func testSessionLookupsAreRefundedWhenTheSessionIsLive() {
+        var settings = RateLimitSettings.defaults
+        settings.sessionLookupPerAddress = .init(perSecond: 1, capacity: 3)
+        settings.participantsPerAddress = .init(perSecond: 1, capacity: 1)
+        let (limits, _) = limiter(settings)
+        for _ in 0..<100 {
+            XCTAssertNil(limits.admitCostlyRead(.sessionLookup, address: "nat"))
+            limits.refund(.sessionLookup, address: "nat")  // a real phone's id
+        }
+        for _ in 0..<3 { XCTAssertNil(limits.admitCostlyRead(.sessionLookup, address: "nat")) }  // guesses
+        XCTAssertNotNil(limits.admitCostlyRead(.sessionLookup, address: "nat"))
+        limits.refund(.sessionLookup, address: "nat")
+        XCTAssertNil(limits.admitCostlyRead(.sessionLookup, address: "nat"), "a refund is one token")
+        XCTAssertNil(limits.admitCostlyRead(.participants, address: "nat"), "participants have their own bucket")
+        XCTAssertNotNil(limits.admitCostlyRead(.participants, address: "nat"))
+    }
+
     func testWideRegionQueriesHaveTheirOwnBucketPerAddress() {
         var settings = RateLimitSettings.defaults
         settings.wideRegionPerAddress = .init(perSecond: 1, capacity: 1)

@@ -28,7 +28,7 @@ extension GatewayRouterTests {
         let events = gateway.events
         let stream = Task {
             let connection = NIOAsyncTestingChannel()
-            let response = try events.open(room: room, after: first, address: "test", connection: connection)
+            let response = try events.open(room: room, after: first, client: .unlimited, connection: connection)
             try await response.body.write(RecordingWriter(written: written))
         }
         for n in 1...3 { _ = try await actions.say(session: session.id, room: room, text: "message \(n)") }
@@ -60,7 +60,7 @@ extension GatewayRouterTests {
         let waitingBefore = signals.waiting
         let written = Written()
         let stream = Task {
-            let response = try events.open(room: room, after: 0, address: "test", connection: connection)
+            let response = try events.open(room: room, after: 0, client: .unlimited, connection: connection)
             try await response.body.write(RecordingWriter(written: written))
         }
         for _ in 0..<500 where signals.waiting == waitingBefore { try await Task.sleep(for: .milliseconds(10)) }
@@ -86,7 +86,7 @@ extension GatewayRouterTests {
         try await connection.connect(to: .init(ipAddress: "127.0.0.1", port: 1)).get()
         let closed = connection.closeFuture
         let stream = Task {
-            let response = try events.open(room: room, after: 0, address: "test", connection: connection)
+            let response = try events.open(room: room, after: 0, client: .unlimited, connection: connection)
             try await response.body.write(StalledWriter(closed: closed))
         }
         for _ in 0..<500 where events.pendingWrites.count == 0 { try await Task.sleep(for: .milliseconds(10)) }

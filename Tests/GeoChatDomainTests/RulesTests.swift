@@ -53,6 +53,24 @@ import Testing
         #expect(!ChatText.isXMLSafe("\u{FFFE}"))
     }
 
+    /// Characters that let a text pose as another where it is shown are
+    /// refused, never stored; what real text needs stays (issue 26, item 6).
+    @Test func displaySpoofingCharactersAreRefusedAndRealTextIsNot() {
+        let spoofs = [
+            "gro\u{202E}gnp.exe", "\u{202A}x", "\u{202B}x", "\u{202C}x", "\u{202D}x", "\u{2066}x\u{2069}", "\u{2067}x", "\u{2068}x",
+            "C1 \u{85} next line", "C1 \u{9B}31m", "DEL \u{7F}", "line\u{2028}separator", "para\u{2029}graph",
+            "word\u{2060}joiner", "invisible\u{2062}times", "\u{FEFF}bom", "mongolian\u{180E}", "\u{206A}deprecated",
+        ]
+        for text in spoofs {
+            #expect(ChatText.validate(text, length: 1...100) == .failure(.displayControl), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        let real = [
+            "👨‍👩‍👧‍👦 ZWJ family", "می‌خواهم ZWNJ in Persian", "עברית\u{200F} mark", "عربي\u{061C}", "ภาษา\u{200B}ไทย",
+            "e\u{301} combining", "Grüße – ½ €",
+        ]
+        for text in real { #expect(ChatText.validate(text, length: 1...100) == .success(text), "\(text)") }
+    }
+
     @Test func mercatorBoxIncludesEdgesInAnyCornerOrder() {
         let box = MercatorBox(MercatorPoint(x: 0.8, y: 1)!, MercatorPoint(x: 0, y: 0.4)!)
         #expect(box.contains(MercatorPoint(x: 0.8, y: 0.42)!))

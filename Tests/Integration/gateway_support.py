@@ -36,7 +36,7 @@ def extra_gateway(stack, name, **settings):
     listener is known to `admin_support.api`), stops it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOCHAT_")}
     env.update({key: value for key, value in read_instance_env(stack, "gateway-1").items()
-                if not key.startswith("GEOCHAT_RATE_") and key != "BINARY"})
+                if not key.startswith("GEOCHAT_RATE_") and key not in ("BINARY", "GEOCHAT_PUSH_MAX_PER_ADDRESS")})
     port, admin_port = free_port(), free_port()
     env.update({"GEOCHAT_INSTANCE_ID": f"gateway-{name}-" + uuid.uuid4().hex[:6], "GEOCHAT_HTTP_PORT": str(port),
                 "GEOCHAT_ADMIN_PORT": str(admin_port),

@@ -66,5 +66,6 @@ struct PostgresTLSTests {
         #expect(throws: ConfigurationError.self) {
             try PostgresSettings(Configuration(arguments: [], environment: ["GEOCHAT_PG_SSLMODE": "verify-ca"]))
         }
+        #expect(try PostgresSettings(Configuration(arguments: [], environment: [:])).tlsMode == .require, "encrypted unless told otherwise")
     }
 }

@@ -19,6 +19,14 @@ public enum ScratchDatabase {
     /// deploy/test.sh): scratch databases are then reached with `verify-full`, as services reach theirs.
     public static var certificateAuthority: String? { ProcessInfo.processInfo.environment["GEOCHAT_TEST_PG_CA"] }
 
+    /// The test PostgreSQL's password (`GEOCHAT_TEST_PG_PASSWORD_FILE`, made by deploy/lib.sh's `pg_start`).
+    static var password: String? {
+        guard let file = ProcessInfo.processInfo.environment["GEOCHAT_TEST_PG_PASSWORD_FILE"],
+            let text = try? String(contentsOfFile: file, encoding: .utf8)
+        else { return nil }
+        return text.split(whereSeparator: \.isNewline).first.map(String.init)
+    }
+
     public struct NotConfigured: Error, CustomStringConvertible {
         public var description: String { "GEOCHAT_TEST_PG_PORT is not set (deploy/test.sh starts a PostgreSQL for the unit tests)" }
     }
@@ -45,7 +53,7 @@ public enum ScratchDatabase {
 
     public static func settings(port: Int, database: String) -> PostgresSettings {
         PostgresSettings(
-            host: "127.0.0.1", port: port, user: "postgres", password: nil, database: database, maxConnections: 4,
+            host: "127.0.0.1", port: port, user: "postgres", password: password, database: database, maxConnections: 4,
             tlsMode: certificateAuthority == nil ? .disable : .verifyFull, rootCertificatePath: certificateAuthority)
     }
 

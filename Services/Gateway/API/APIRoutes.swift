@@ -128,9 +128,8 @@ struct APIRoutes: Sendable {
         api.get("rooms/:room/participants") { request, context in
             await respond("api_participants", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                actions.signOfLife(try Self.optionalSession(request))
-                return APIJSON.response(
-                    APIModels.Participants(room: room, participants: try await actions.participants(of: room)))
+                let participants = try await actions.participants(of: room, admitCostlyRead: costlyReads(request, context))
+                return APIJSON.response(APIModels.Participants(room: room, participants: participants))
             }
         }
         api.get("rooms/:room/transcript") { request, context in
@@ -190,9 +189,7 @@ struct APIRoutes: Sendable {
     private func stream(
         _ room: RoomID, _ after: MessageID, _ request: Request, _ context: GatewayRequestContext
     ) throws(ProtocolError) -> Response {
-        try events.open(
-            room: room, after: after, address: context.clientAddress(request, settings.clientAddresses),
-            connection: context.channel)
+        try events.open(room: room, after: after, client: costlyReads(request, context), connection: context.channel)
     }
 
     // MARK: The parts every operation shares
@@ -203,6 +200,8 @@ struct APIRoutes: Sendable {
     ) async -> Response {
         let started = ContinuousClock.now
         do throws(ProtocolError) {
+            // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
+            try actions.signOfLife(try? Self.optionalSession(request), client: costlyReads(request, context))
             return answer(name, request, started, .success(try await body()))
         } catch {
             return answer(name, request, started, .failure(error))
@@ -244,14 +243,10 @@ struct APIRoutes: Sendable {
             .response(retryAfterSeconds: refusal.retryAfterSeconds)
     }
 
+    /// The client's limits: its address's buckets and waiting places.
     private func costlyReads(_ request: Request, _ context: GatewayRequestContext) -> ChatActions.AdmitCostlyRead {
-        let limiter = limiter, addresses = settings.clientAddresses
-        return { (read) throws(ProtocolError) in
-            if let refusal = limiter.admitCostlyRead(read, address: context.clientAddress(request, addresses)) {
-                throw ProtocolError(
-                    .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
-            }
-        }
+        let addresses = settings.clientAddresses
+        return ClientLimits(limiter: limiter, address: { context.clientAddress(request, addresses) })
     }
 
     static func nickname(_ raw: String?) throws(ProtocolError) -> Nickname {

@@ -3,13 +3,14 @@ import Hummingbird
 
 /// Logging in and out, the session list, the audit log.
 extension AdminEndpoints {
-    func login(_ request: Request) async throws(AdminFailure) -> Response {
-        guard let ticket = throttle.admit() else {
+    func login(_ request: Request, from address: String) async throws(AdminFailure) -> Response {
+        guard let ticket = throttle.admit(address: address) else {
             AdminMetrics.throttledLogins["gateway"].increment()
             if let suppressed = throttle.refusalToAudit() {
                 await backend.audit(
                     "-", "login", "-", "throttled",
-                    "gateway-wide failed-login limit" + (suppressed > 0 ? "; \(suppressed) more refused in the minute before" : ""))
+                    "failed-login limit of the address \(address)"
+                        + (suppressed > 0 ? "; \(suppressed) more refused in the minute before" : ""))
             }
             throw .tooManyLogins()
         }
@@ -21,7 +22,7 @@ extension AdminEndpoints {
         let tokenHash = BearerToken.hash(token)!
         let command = LogIn(
             name: body.name, sealedPassword: loginSeal.seal(body.password, name: body.name, tokenHash: tokenHash),
-            tokenHash: tokenHash)
+            tokenHash: tokenHash, source: address)
         switch try await backend.send(command) {
         case .granted(let identity):
             throttle.succeeded(ticket)

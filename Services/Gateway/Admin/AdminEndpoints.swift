@@ -1,6 +1,7 @@
 import GeoChatDomain
 import Hummingbird
 import Logging
+import Synchronization
 
 /// What each admin endpoint does; one file per area (accounts, rooms, expiry,
 /// bans, settings). Reads ask the owning services; changes go to them as
@@ -12,18 +13,27 @@ struct AdminEndpoints: Sendable {
     let messages: MessageReadModel
     let settings: GatewaySettings
     let throttle: LoginThrottle
-    /// Refused bearer tokens through this gateway: at most 60 a minute are
-    /// asked about (each costs a round trip to the session service); beyond,
-    /// 429 without asking. Counted in `geochat_admin_token_refusals_total`.
+    /// Refused bearer tokens from one client address through this gateway: at
+    /// most 60 a minute are asked about (each costs a round trip to the
+    /// session service); beyond, 429 without asking. Counted in
+    /// `geochat_admin_token_refusals_total`. A token granted within the last
+    /// minute is always asked about: a valid token is never refused because
+    /// of others' bad ones, whatever address they share.
     var tokenChecks = LoginThrottle(limit: 60, window: .seconds(60))
+    let grantedTokens = RecentlyGranted()
     let loginSeal: LoginSeal
     let logger: Logger
 
     var bans: BanList { sessions.bans }
 
+    /// The operators' client, as the limits key it (the peer, or behind a trusted proxy the forwarded address).
+    func clientAddress(_ request: Request, _ context: GatewayRequestContext) -> String {
+        context.clientAddress(request, settings.clientAddresses)
+    }
+
     /// The admin behind `Authorization: Bearer <token>`. Only the token's SHA-256
     /// leaves the gateway; the session service checks expiry and revocation.
-    func authenticate(_ request: Request) async throws(AdminFailure) -> (AdminIdentity, String) {
+    func authenticate(_ request: Request, from address: String) async throws(AdminFailure) -> (AdminIdentity, String) {
         guard let header = request.headers[.authorization] else {
             throw .unauthorized("log in first: POST /admin/login, then send 'Authorization: Bearer <token>'")
         }
@@ -32,18 +42,46 @@ struct AdminEndpoints: Sendable {
             AdminMetrics.tokenRefusals["malformed"].increment()
             throw .unauthorized("the Authorization header is not a bearer token of this server")
         }
-        guard let ticket = tokenChecks.admit() else {
+        let ticket = tokenChecks.admit(address: address)
+        if ticket == nil && !grantedTokens.contains(hash) {
             AdminMetrics.tokenRefusals["throttled"].increment()
             throw AdminFailure(status: .tooManyRequests, code: "rate_limited", message: "too many refused tokens; try again in a minute")
         }
         switch try await backend.send(Authenticate(tokenHash: hash)) {
         case .granted(let identity):
-            tokenChecks.succeeded(ticket)
+            if let ticket { tokenChecks.succeeded(ticket) }
+            grantedTokens.insert(hash)
             return (identity, hash)
         case .refused(let why):
+            grantedTokens.remove(hash)
             AdminMetrics.tokenRefusals["refused"].increment()
             logger.notice("admin token refused", metadata: ["reason": "\(why)"])
             throw .unauthorized(why)
         }
+    }
+}
+
+/// Token hashes the session service granted within the last minute (at most
+/// `most`): they skip the refused-token limit, never the check itself.
+final class RecentlyGranted: Sendable {
+    private let granted = Mutex<[String: ContinuousClock.Instant]>([:])
+    static let most = 1_000
+    static let window = Duration.seconds(60)
+
+    init() {}
+
+    func insert(_ hash: String) {
+        let now = ContinuousClock.now
+        granted.withLock { granted in
+            if granted.count >= Self.most { granted = granted.filter { now - $0.value < Self.window } }
+            if granted.count < Self.most { granted[hash] = now }
+        }
+    }
+
+    func remove(_ hash: String) { _ = granted.withLock { $0.removeValue(forKey: hash) } }
+
+    func contains(_ hash: String) -> Bool {
+        let now = ContinuousClock.now
+        return granted.withLock { granted in granted[hash].map { now - $0 < Self.window } ?? false }
     }
 }

@@ -10,7 +10,11 @@ struct AdminRoutes: Sendable {
 
     func register(on router: Router<GatewayRequestContext>) {
         let admin = router.group(RouterPath(pathPrefix + "/admin"))
-        admin.post("login") { request, _ in await respond { () async throws(AdminFailure) in try await endpoints.login(request) } }
+        admin.post("login") { request, context in
+            await respond { () async throws(AdminFailure) in
+                try await endpoints.login(request, from: endpoints.clientAddress(request, context))
+            }
+        }
         admin.post("logout", use: authenticated(endpoints.logout))
 
         admin.get("rooms", use: authenticated(endpoints.rooms))
@@ -40,7 +44,7 @@ struct AdminRoutes: Sendable {
     private func authenticated(_ endpoint: @escaping Endpoint) -> @Sendable (Request, GatewayRequestContext) async -> Response {
         { request, context in
             await respond { () async throws(AdminFailure) in
-                let (admin, tokenHash) = try await endpoints.authenticate(request)
+                let (admin, tokenHash) = try await endpoints.authenticate(request, from: endpoints.clientAddress(request, context))
                 return try await endpoint(AdminCall(request: request, context: context, admin: admin, tokenHash: tokenHash))
             }
         }

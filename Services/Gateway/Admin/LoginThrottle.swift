@@ -2,18 +2,21 @@ import GeoChatMetrics
 import Metrics
 import Synchronization
 
-/// At most `limit` failed logins per minute through this gateway, whoever
-/// tries: guessing across many names stays slow. (The session service also
-/// limits failures per name, cluster-wide, and checks one password at a time
-/// per instance.) An attempt counts as a failure from the moment it is sent
-/// (`admit`), and stops counting only when it succeeded (`succeeded`): a burst
-/// of a thousand logins at once sends `limit`, not a thousand, and one that
-/// times out stays a failure. The price: someone failing on purpose delays
-/// genuine logins by up to a minute.
+/// At most `limit` failed attempts per minute from one client address through
+/// this gateway: guessing from one place stays slow, and someone failing on
+/// purpose holds back only their own address, never an admin elsewhere. (The
+/// session service also limits failures per name and address, cluster-wide,
+/// and checks one password at a time per instance.) An attempt counts as a
+/// failure from the moment it is sent (`admit`), and stops counting only when
+/// it succeeded (`succeeded`): a burst of a thousand logins at once sends
+/// `limit`, not a thousand, and one that times out stays a failure.
 final class LoginThrottle: Sendable {
-    private let attempts = Mutex<[ContinuousClock.Instant]>([])
+    private let attempts = Mutex<[String: [ContinuousClock.Instant]]>([:])
     let limit: Int
     let window: Duration
+    /// Addresses remembered at most; beyond it the oldest are forgotten (their
+    /// failures are at most a minute old, and the session service still counts them).
+    static let maxAddresses = 10_000
     /// Refusals are counted in metrics and audited once a minute at most.
     private let lastAudit = Mutex<(at: ContinuousClock.Instant?, suppressed: Int)>((nil, 0))
 
@@ -22,21 +25,32 @@ final class LoginThrottle: Sendable {
         self.window = window
     }
 
-    /// Counts the attempt as a failure now; false (nothing counted) when the limit is reached.
-    func admit() -> Ticket? {
+    /// Counts the attempt from `address` as a failure now; nil (nothing counted) when its limit is reached.
+    func admit(address: String) -> Ticket? {
         let now = ContinuousClock.now
         return attempts.withLock { attempts in
-            attempts.removeAll { now - $0 > window }
-            guard attempts.count < limit else { return nil }
-            attempts.append(now)
-            return Ticket(at: now)
+            var mine = attempts[address, default: []]
+            mine.removeAll { now - $0 > window }
+            guard mine.count < limit else {
+                attempts[address] = mine
+                return nil
+            }
+            mine.append(now)
+            if attempts[address] == nil && attempts.count >= Self.maxAddresses {
+                attempts = attempts.filter { _, times in times.contains { now - $0 <= window } }
+                if attempts.count >= Self.maxAddresses { attempts.removeAll() }
+            }
+            attempts[address] = mine
+            return Ticket(address: address, at: now)
         }
     }
 
-    /// The login was granted: it was no failure.
+    /// The attempt was granted: it was no failure.
     func succeeded(_ ticket: Ticket) {
         attempts.withLock { attempts in
-            if let index = attempts.firstIndex(of: ticket.at) { attempts.remove(at: index) }
+            guard var mine = attempts[ticket.address], let index = mine.firstIndex(of: ticket.at) else { return }
+            mine.remove(at: index)
+            attempts[ticket.address] = mine.isEmpty ? nil : mine
         }
     }
 
@@ -54,6 +68,7 @@ final class LoginThrottle: Sendable {
     }
 
     struct Ticket: Sendable {
+        let address: String
         let at: ContinuousClock.Instant
     }
 }

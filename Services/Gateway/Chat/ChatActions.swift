@@ -15,12 +15,17 @@ struct ChatActions: Sendable {
     let rooms: RoomMap
     let presence: PresenceTracker
     let lobby: LobbyLocator
+    /// Long polls and push streams, counted together per gateway and per address.
+    let places: WaitingPlaces
     let settings: GatewaySettings
     let logger: Logger
+    /// Lookups started beside a request (`signOfLife`), at most `BackgroundLookups.most` at once.
+    private let backgroundLookups = BackgroundLookups()
 
-    /// Asked before a read that costs far more than a poll
-    /// (`RateLimiter.CostlyRead`); throws `rate_limited` to refuse it.
-    typealias AdmitCostlyRead = (RateLimiter.CostlyRead) throws(ProtocolError) -> Void
+    /// The request's client: asked before a read that costs far more than a
+    /// poll (`RateLimiter.CostlyRead`, throws `rate_limited` to refuse it), and
+    /// the address its waits count against.
+    typealias AdmitCostlyRead = ClientLimits
 
     /// Longest a `messages` request may wait for a new message.
     static let maxWait = Duration.seconds(Limits.maxWaitSeconds.upperBound)
@@ -100,7 +105,8 @@ struct ChatActions: Sendable {
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
-    func participants(of room: RoomID) async throws(ProtocolError) -> [String] {
+    func participants(of room: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [String] {
+        try admitCostlyRead(.participants)
         let members = try await backend.send(ListMembers(room: room))
         return PresentParticipants.nicks(
             of: members, presence: presence, sessions: sessions, timeoutMs: settings.presenceTimeoutMs,
@@ -126,9 +132,13 @@ struct ChatActions: Sendable {
     ) async throws(ProtocolError) -> [ChatMessage] {
         if let session { _ = try await live(session) }
         let deadline = ContinuousClock.now + min(wait, Self.maxWait)
+        // A long poll holds a place as a push stream does; without one (this
+        // gateway or this address holds its most) it is answered at once.
+        let place = deadline > .now ? try? places.take(address: admitCostlyRead.address).get() : nil
+        defer { withExtendedLifetime(place) {} }
         while true {
             // Registered before the read: a message between the read and the wait still wakes it.
-            let waits = deadline > .now && messages.signals.waiting < settings.push.maxSubscribers
+            let waits = place != nil && deadline > .now
             let ticket = waits ? messages.signals.register(room, until: deadline) : nil
             let found: [ChatMessage]
             do throws(ProtocolError) {
@@ -196,14 +206,27 @@ struct ChatActions: Sendable {
     /// `participants`, the lobby). The answer never waits for it: a session this
     /// gateway does not hold is looked up beside the request, once (the directory
     /// then holds it, or remembers the id as unknown).
-    func signOfLife(_ id: SessionID?) {
+    ///
+    /// An id this gateway has never met costs its client a session-lookup
+    /// token, given back when it is a live session: guessing ids is limited
+    /// per address (`rate_limited` once the bucket is empty), real phones
+    /// meeting a new gateway are not. At most `BackgroundLookups.most` such
+    /// lookups run beside requests at once; over it, the request's own
+    /// lookup (if it needs the session) is the only one.
+    func signOfLife(_ id: SessionID?, client: ClientLimits) throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
         case .live: presence.seen(id, atMs: WallClock.nowMs())
         case .notLive: break
         case .unknownHere:
-            Task { [sessions, presence] in
-                if (try? await sessions.resolve(id)) != nil { presence.seen(id, atMs: WallClock.nowMs()) }
+            try client(.sessionLookup)
+            guard backgroundLookups.begin() else { return }
+            Task { [sessions, presence, backgroundLookups] in
+                defer { backgroundLookups.end() }
+                if (try? await sessions.resolve(id)) != nil {
+                    presence.seen(id, atMs: WallClock.nowMs())
+                    client.refund(.sessionLookup)
+                }
             }
         }
     }
@@ -245,6 +268,23 @@ struct ChatActions: Sendable {
         messages.apply(message)
         return message
     }
+}
+
+/// Counts the session lookups `signOfLife` runs beside requests.
+final class BackgroundLookups: Sendable {
+    static let most = 64
+    private let running = Atomic<Int>(0)
+
+    init() {}
+
+    /// True (and counted) when one more may start.
+    func begin() -> Bool {
+        if running.add(1, ordering: .relaxed).newValue <= Self.most { return true }
+        running.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func end() { running.subtract(1, ordering: .relaxed) }
 }
 
 /// The lobby room's id, asked of the rooms service once.

@@ -55,18 +55,13 @@ struct LegacyRoutes: Sendable {
             let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
             command = RequestMetrics.command(legacy)
-            handler.signOfLife(parameters.sessionHint())
-            let address = { context.clientAddress(request, settings.clientAddresses) }
-            if let refusal = limiter.admit(legacy, address: address()) {
+            let client = ClientLimits(limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
+            try handler.signOfLife(parameters.sessionHint(), client: client)
+            if let refusal = limiter.admit(legacy, address: client.address) {
                 RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
                 return XMLResponse.rateLimited(refusal)
             }
-            let xml = try await handler.handle(legacy) { [limiter] (read) throws(ProtocolError) in
-                if let refusal = limiter.admitCostlyRead(read, address: address()) {
-                    throw ProtocolError(
-                        .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
-                }
-            }
+            let xml = try await handler.handle(legacy, admitCostlyRead: client)
             RequestMetrics.record(command, since: started)
             return XMLResponse.ok(xml)
         } catch {

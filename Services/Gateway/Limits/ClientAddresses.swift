@@ -12,19 +12,43 @@ import Darwin
 /// Who a request comes from, as the per-address limits count it.
 ///
 /// The TCP peer, unless the peer is one of the configured trusted proxies
-/// (`GEOCHAT_TRUSTED_PROXIES`, CIDRs): then the nearest address in
-/// `X-Forwarded-For` (or `Forwarded: for=`) that is not itself a trusted proxy,
-/// read from the right, since only the entries our own proxies appended can be
-/// believed. A header from any other peer is ignored (anyone can send one).
-/// IPv6 clients count by their /64: one subscriber's network is one key, not
-/// 2^64 of them.
+/// (`GEOCHAT_TRUSTED_PROXIES`, CIDRs): then the nearest address in the one
+/// header those proxies write (`GEOCHAT_CLIENT_ADDRESS_HEADER`) that is not
+/// itself a trusted proxy, read from the right, since only the entries our own
+/// proxies appended can be believed. Every other forwarding header is ignored:
+/// a proxy that appends to `X-Forwarded-For` passes a client's own `Forwarded`
+/// through untouched. A header from any other peer is ignored too (anyone can
+/// send one). IPv6 clients count by their /64: one subscriber's network is one
+/// key, not 2^64 of them.
 struct ClientAddresses: Sendable {
+    /// The header the trusted proxies write.
+    enum Header: String, Sendable, CaseIterable {
+        /// Appended to by nginx (`$proxy_add_x_forwarded_for`), ingress-nginx,
+        /// HAProxy (`option forwardfor`) and cloud load balancers.
+        case xForwardedFor = "x-forwarded-for"
+        /// RFC 7239's `for=` parameters (Envoy, some CDNs).
+        case forwarded
+        /// One address that the proxy sets, replacing the client's (`proxy_set_header X-Real-IP $remote_addr`).
+        case xRealIP = "x-real-ip"
+    }
+
     let trustedProxies: [IPNetwork]
+    let header: Header
 
-    init(trustedProxies: [IPNetwork] = []) { self.trustedProxies = trustedProxies }
+    init(trustedProxies: [IPNetwork] = [], header: Header = .xForwardedFor) {
+        self.trustedProxies = trustedProxies
+        self.header = header
+    }
 
-    /// `trusted.proxies`: comma-separated CIDRs or addresses (`10.0.0.0/8, ::1`).
+    /// `trusted.proxies`: comma-separated CIDRs or addresses (`10.0.0.0/8, ::1`);
+    /// `client.address.header`: `x-forwarded-for` (default), `forwarded` or `x-real-ip`.
     init(_ configuration: Configuration) throws {
+        let name = configuration.string("client.address.header", default: Header.xForwardedFor.rawValue)
+        guard let header = Header(rawValue: name.lowercased()) else {
+            throw ConfigurationError(
+                key: "client.address.header", value: name, expected: Header.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.header = header
         let raw = configuration.string("trusted.proxies", default: "")
         trustedProxies = try raw.split(separator: ",").map { item in
             let text = item.trimmingCharacters(in: .whitespaces)
@@ -39,7 +63,7 @@ struct ClientAddresses: Sendable {
     func key(peer: String?, headers: HTTPFields) -> String {
         guard let peer, let peerAddress = IPAddress(peer) else { return "unknown" }
         guard isTrusted(peerAddress) else { return peerAddress.limitKey }
-        var hops = Self.forwardedChain(headers)
+        var hops = Self.forwardedChain(headers, header)
         while let last = hops.popLast() {
             guard let address = IPAddress(last) else { return peerAddress.limitKey }  // garbage: count the proxy
             if !isTrusted(address) { return address.limitKey }
@@ -49,12 +73,16 @@ struct ClientAddresses: Sendable {
 
     func isTrusted(_ address: IPAddress) -> Bool { trustedProxies.contains { $0.contains(address) } }
 
-    /// The client chain, nearest last: `Forwarded`'s `for=` values if present
-    /// (RFC 7239), else `X-Forwarded-For`'s addresses. Ports and brackets go.
-    static func forwardedChain(_ headers: HTTPFields) -> [String] {
-        let forwarded = headers[values: .forwarded]
-        if !forwarded.isEmpty {
-            return forwarded.joined(separator: ",").split(separator: ",").compactMap { element in
+    /// The client chain, nearest last, from the one header the proxies write:
+    /// `Forwarded`'s `for=` values (RFC 7239), `X-Forwarded-For`'s addresses,
+    /// or `X-Real-IP`'s one. Ports and brackets go.
+    static func forwardedChain(_ headers: HTTPFields, _ header: Header) -> [String] {
+        switch header {
+        case .xRealIP:
+            // The proxy sets it; two of them mean the client sent one too and the proxy appended: take the last.
+            return headers[values: .xRealIP].last.map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []
+        case .forwarded:
+            return headers[values: .forwarded].joined(separator: ",").split(separator: ",").compactMap { element in
                 for pair in element.split(separator: ";") {
                     let parts = pair.split(separator: "=", maxSplits: 1)
                     guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" else { continue }
@@ -65,9 +93,10 @@ struct ClientAddresses: Sendable {
                 }
                 return nil
             }
-        }
-        return headers[values: .xForwardedFor].joined(separator: ",").split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
+        case .xForwardedFor:
+            return headers[values: .xForwardedFor].joined(separator: ",").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
         }
     }
 }
@@ -75,6 +104,7 @@ struct ClientAddresses: Sendable {
 extension HTTPField.Name {
     static let forwarded = Self("Forwarded")!
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xRealIP = Self("X-Real-IP")!
 }
 
 /// An IPv4 or IPv6 address as its bytes.

@@ -19,12 +19,22 @@ struct RateLimitSettings: Sendable, Equatable {
     /// `join`, `leave` and `nick` of one session: each writes to PostgreSQL and
     /// publishes an event every gateway reads.
     var changesPerSession: TokenBucket.Rule
+    /// The same, per client address: sessions are cheap to start, so the
+    /// per-session rate alone multiplies with them.
+    var changesPerAddress: TokenBucket.Rule
     /// `messages` that must read PostgreSQL (a room not yet in this gateway's
     /// memory, or a page older than it holds), per client address.
     var historyPerAddress: TokenBucket.Rule
     /// `chats` that look at more than `Limits.wideRegionCells` cells of the
     /// gateway's index, per client address.
     var wideRegionPerAddress: TokenBucket.Rule
+    /// `participants` reads (a command and a PostgreSQL read each), per client address.
+    var participantsPerAddress: TokenBucket.Rule
+    /// Lookups of session ids this gateway has never met, per client address;
+    /// a lookup that finds a live session gives its token back, so only
+    /// guessed or stale ids use the bucket up (a carrier's NAT of many real
+    /// phones meeting a restarted gateway is not held back).
+    var sessionLookupPerAddress: TokenBucket.Rule
     /// New rooms one session may create per hour (a bucket of this size refilled over an hour).
     var roomsPerSessionPerHour: Int
 
@@ -35,16 +45,22 @@ struct RateLimitSettings: Sendable, Equatable {
         createPerAddress: .init(perSecond: 1, capacity: 20),
         startPerAddress: .init(perSecond: 1, capacity: 30),
         changesPerSession: .init(perSecond: 1, capacity: 20),
+        changesPerAddress: .init(perSecond: 5, capacity: 50),
         historyPerAddress: .init(perSecond: 5, capacity: 50),
         wideRegionPerAddress: .init(perSecond: 1, capacity: 10),
+        participantsPerAddress: .init(perSecond: 5, capacity: 50),
+        sessionLookupPerAddress: .init(perSecond: 2, capacity: 20),
         roomsPerSessionPerHour: 20)
 
     init(
         postPerSession: TokenBucket.Rule, postPerAddress: TokenBucket.Rule, createPerSession: TokenBucket.Rule,
         createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule,
         changesPerSession: TokenBucket.Rule = defaults.changesPerSession,
+        changesPerAddress: TokenBucket.Rule = defaults.changesPerAddress,
         historyPerAddress: TokenBucket.Rule = defaults.historyPerAddress,
-        wideRegionPerAddress: TokenBucket.Rule = defaults.wideRegionPerAddress, roomsPerSessionPerHour: Int
+        wideRegionPerAddress: TokenBucket.Rule = defaults.wideRegionPerAddress,
+        participantsPerAddress: TokenBucket.Rule = defaults.participantsPerAddress,
+        sessionLookupPerAddress: TokenBucket.Rule = defaults.sessionLookupPerAddress, roomsPerSessionPerHour: Int
     ) {
         self.postPerSession = postPerSession
         self.postPerAddress = postPerAddress
@@ -52,8 +68,11 @@ struct RateLimitSettings: Sendable, Equatable {
         self.createPerAddress = createPerAddress
         self.startPerAddress = startPerAddress
         self.changesPerSession = changesPerSession
+        self.changesPerAddress = changesPerAddress
         self.historyPerAddress = historyPerAddress
         self.wideRegionPerAddress = wideRegionPerAddress
+        self.participantsPerAddress = participantsPerAddress
+        self.sessionLookupPerAddress = sessionLookupPerAddress
         self.roomsPerSessionPerHour = roomsPerSessionPerHour
     }
 
@@ -74,8 +93,11 @@ struct RateLimitSettings: Sendable, Equatable {
         createPerAddress = try rule("create.address", d.createPerAddress)
         startPerAddress = try rule("start.address", d.startPerAddress)
         changesPerSession = try rule("change", d.changesPerSession)
+        changesPerAddress = try rule("change.address", d.changesPerAddress)
         historyPerAddress = try rule("history.address", d.historyPerAddress)
         wideRegionPerAddress = try rule("wide.region.address", d.wideRegionPerAddress)
+        participantsPerAddress = try rule("participants.address", d.participantsPerAddress)
+        sessionLookupPerAddress = try rule("session.lookup.address", d.sessionLookupPerAddress)
         roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
     }
 

@@ -4,7 +4,9 @@ import Synchronization
 
 /// Token-bucket limits on what abusers repeat: posts, room creation, session
 /// starts, joins, leaves and renames, per session and per client address; and
-/// the reads that cost far more than a poll (`admitCostlyRead`), per client address.
+/// the reads that cost far more than a poll (`admitCostlyRead`), per client
+/// address: every public request that reaches Kafka or PostgreSQL is bounded
+/// per client (docs/security.md, "What each request costs").
 ///
 /// The buckets live in this gateway's memory: with N gateways a client that
 /// spreads its requests over all of them gets at most N times the rate. Reads
@@ -19,7 +21,9 @@ final class RateLimiter: Sendable {
         case postBySession(String), postByAddress(String)
         case createBySession(String), createByAddress(String), roomsBySession(String)
         case startByAddress(String)
-        case changesBySession(String), historyByAddress(String), wideRegionByAddress(String)
+        case changesBySession(String), changesByAddress(String)
+        case historyByAddress(String), wideRegionByAddress(String), participantsByAddress(String)
+        case sessionLookupByAddress(String)
     }
 
     /// Reads that cost far more than a poll, each with its bucket per address.
@@ -29,6 +33,12 @@ final class RateLimiter: Sendable {
         /// `chats` whose box and zoom range make the index look at more than
         /// `Limits.wideRegionCells` cells (the whole world at every zoom).
         case wideRegion
+        /// `participants`: a command to the rooms service and its reads, made-up rooms too.
+        case participants
+        /// A session id this gateway has never met: a `LookupSession` to the
+        /// session service. Given back when the id turns out to be a live
+        /// session (`refund`), so only guesses use the bucket up.
+        case sessionLookup
     }
 
     private let settings: Mutex<RateLimitSettings>
@@ -89,20 +99,39 @@ final class RateLimiter: Sendable {
         case .start:
             scopes = [(.startByAddress(address()), s.startPerAddress)]
         case .change(let session):
-            scopes = [(.changesBySession(session.value), s.changesPerSession)]
+            // Per address too: an address that keeps starting sessions would multiply the per-session rate.
+            scopes = [(.changesBySession(session.value), s.changesPerSession), (.changesByAddress(address()), s.changesPerAddress)]
         }
         return take(scopes.filter { !$0.1.isOff })
     }
 
     /// A costly read: admitted, or when to come back.
     func admitCostlyRead(_ read: CostlyRead, address: String) -> Refusal? {
-        let s = settings.withLock { $0 }
-        let (scope, rule): (Scope, TokenBucket.Rule) =
-            switch read {
-            case .history: (.historyByAddress(address), s.historyPerAddress)
-            case .wideRegion: (.wideRegionByAddress(address), s.wideRegionPerAddress)
-            }
+        let (scope, rule) = bucket(of: read, address: address)
         return rule.isOff ? nil : take([(scope, rule)])
+    }
+
+    /// Gives back the token of a costly read that turned out cheap (a session
+    /// lookup that found a live session).
+    func refund(_ read: CostlyRead, address: String) {
+        let (scope, rule) = bucket(of: read, address: address)
+        guard !rule.isOff else { return }
+        let t = now()
+        buckets.withLock { table in
+            guard var bucket = table[scope] else { return }
+            bucket.refund(rule, nowNs: t)
+            table[scope] = bucket
+        }
+    }
+
+    private func bucket(of read: CostlyRead, address: String) -> (Scope, TokenBucket.Rule) {
+        let s = settings.withLock { $0 }
+        return switch read {
+        case .history: (.historyByAddress(address), s.historyPerAddress)
+        case .wideRegion: (.wideRegionByAddress(address), s.wideRegionPerAddress)
+        case .participants: (.participantsByAddress(address), s.participantsPerAddress)
+        case .sessionLookup: (.sessionLookupByAddress(address), s.sessionLookupPerAddress)
+        }
     }
 
     /// Takes one token from every bucket, or none when any of them is short.
@@ -147,8 +176,11 @@ extension RateLimitSettings {
         case .roomsBySession: roomsPerSession
         case .startByAddress: startPerAddress
         case .changesBySession: changesPerSession
+        case .changesByAddress: changesPerAddress
         case .historyByAddress: historyPerAddress
         case .wideRegionByAddress: wideRegionPerAddress
+        case .participantsByAddress: participantsPerAddress
+        case .sessionLookupByAddress: sessionLookupPerAddress
         }
     }
 }

@@ -44,6 +44,12 @@ struct TokenBucket: Sendable {
         lastTakenNs = nowNs
     }
 
+    /// One token back, up to the capacity (an action that turned out not to cost).
+    mutating func refund(_ rule: Rule, nowNs: UInt64) {
+        refill(rule, nowNs: nowNs)
+        tokens = min(rule.capacity, tokens + 1)
+    }
+
     /// Full and not taken from within `minInterval`: forgetting it changes nothing.
     /// A bucket whose rule was turned off since (live settings) is idle too.
     func isIdle(_ rule: Rule, nowNs: UInt64) -> Bool {

@@ -22,8 +22,9 @@ import Synchronization
 /// kernel's, fixed at `push.sendBufferBytes`. A write the
 /// connection has not taken for `push.writeTimeout` (the subscriber stopped
 /// reading) gets its connection closed by one sweep (`PendingWrites`), and the
-/// client resumes by its last id. At most `push.maxSubscribers` streams and
-/// long polls wait per gateway.
+/// client resumes by its last id. Streams and long polls share the gateway's
+/// `WaitingPlaces` (per gateway and per client address), and a stream ends
+/// after `push.maxStreamDuration` whatever it does.
 ///
 /// Memory: a Swift task's stack never gives back what its deepest call took,
 /// and a stream's connection task lives as long as the stream. So that task
@@ -36,16 +37,14 @@ final class RoomEventStream: Sendable {
     private let actions: ChatActions
     private let participants: ParticipantLists
     private let settings: PushSettings
-    private let limiter: RateLimiter
     private let logger: Logger
     private let open = Atomic<Int>(0)
     let pendingWrites = PendingWrites()
 
-    init(actions: ChatActions, participants: ParticipantLists, settings: PushSettings, limiter: RateLimiter, logger: Logger) {
+    init(actions: ChatActions, participants: ParticipantLists, settings: PushSettings, logger: Logger) {
         self.actions = actions
         self.participants = participants
         self.settings = settings
-        self.limiter = limiter
         self.logger = logger
     }
 
@@ -63,15 +62,20 @@ final class RoomEventStream: Sendable {
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
-    /// A subscriber's place under `push.maxSubscribers`, given back when its
+    /// A subscriber's place among the `WaitingPlaces`, given back when its
     /// response is done with: written to the end, cut off, or never written.
     /// It knows the ticket its stream waits on, so that a connection that
     /// closes wakes the stream at once rather than at its next keep-alive.
     private final class Place: Sendable {
         let stream: RoomEventStream
+        private let place: WaitingPlaces.Place
         private let waiting = Mutex<(ticket: RoomSignals.Ticket?, closed: Bool)>((nil, false))
 
-        init(_ stream: RoomEventStream) { self.stream = stream }
+        init(_ stream: RoomEventStream, _ place: WaitingPlaces.Place) {
+            self.stream = stream
+            self.place = place
+            stream.open.add(1, ordering: .relaxed)
+        }
         deinit { stream.open.subtract(1, ordering: .relaxed) }
 
         /// Notes the ticket the stream is about to wait on; false (and the
@@ -97,14 +101,18 @@ final class RoomEventStream: Sendable {
     }
 
     /// The stream's response for a room that exists, or the error to answer
-    /// instead (too many subscribers).
-    func open(room: RoomID, after: MessageID, address: String, connection: any Channel) throws(ProtocolError) -> Response {
-        let admitted = open.add(1, ordering: .relaxed).newValue
-        guard admitted <= settings.maxSubscribers else {
-            open.subtract(1, ordering: .relaxed)
+    /// instead (too many waiting clients on this gateway, or from this address).
+    func open(room: RoomID, after: MessageID, client: ClientLimits, connection: any Channel) throws(ProtocolError) -> Response {
+        let address = client.address
+        let place: Place
+        switch actions.places.take(address: address) {
+        case .success(let taken): place = Place(self, taken)
+        case .failure(.gatewayFull):
             throw ProtocolError(.unavailable, "this gateway has its most push subscribers; try again or another gateway")
+        case .failure(.addressFull):
+            throw ProtocolError(
+                .rateLimited, "this address has \(actions.places.perAddress) streams and long polls open; close one first")
         }
-        let place = Place(self)
         // A client that closes its side has gone (an SSE client sends nothing after its
         // request): the connection closes, rather than waiting for a write to fail, and
         // the close wakes the stream, which ends and gives its place back.
@@ -117,7 +125,8 @@ final class RoomEventStream: Sendable {
             connection.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.sendBufferBytes))
                 .whenFailure { [logger] error in logger.debug("push send buffer not set", metadata: ["error": "\(error)"]) }
         }
-        let start = Position(room: room, address: address, last: after)
+        let start = Position(
+            room: room, client: client, last: after, endsAt: ContinuousClock.now + settings.maxStreamDuration)
         return Response(
             status: .ok,
             headers: [
@@ -132,9 +141,11 @@ final class RoomEventStream: Sendable {
     /// Where a subscriber stands; what `next` reads from and moves on.
     struct Position: Sendable {
         let room: RoomID
-        let address: String
+        /// Catching up through PostgreSQL costs the subscriber's history tokens.
+        let client: ClientLimits
         var last: MessageID
-        var first = true
+        /// The stream ends then (`push.maxStreamDuration`); the client resumes by its last id.
+        let endsAt: ContinuousClock.Instant
         var participantsDue = true
     }
 
@@ -184,6 +195,8 @@ final class RoomEventStream: Sendable {
     private static let retry = ByteBuffer(string: "retry: 2000\n\n")
     /// Keeps proxies from closing a quiet stream, and finds clients that vanished.
     private static let keepAlive = ByteBuffer(string: ": keep-alive\n\n")
+    /// The last words of a stream that reached `push.maxStreamDuration`.
+    private static let ends = ByteBuffer(string: ": this stream ends; resume with Last-Event-ID\n\n")
 
     /// Not inlined into `run`, whose frame each open stream keeps (see "Memory").
     /// Throws if the connection closed before or during the wait.
@@ -243,6 +256,7 @@ final class RoomEventStream: Sendable {
     /// ticket is taken before the read, so news between the two is not lost.
     func next(_ start: Position) async -> (Step, Position) {
         var position = start
+        if ContinuousClock.now >= position.endsAt { return (.finish(Self.ends), position) }
         if position.participantsDue {
             position.participantsDue = false
             if let nicks = await participants.current(position.room, actions: actions) {
@@ -252,22 +266,15 @@ final class RoomEventStream: Sendable {
             }
         }
         let signals = actions.messages.signals
-        let deadline = settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400)
+        let deadline = min(
+            position.endsAt, settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400))
         let ticket = signals.register(position.room, until: deadline)
         let found: [ChatMessage]
         do throws(ProtocolError) {
-            let address = position.address, limiter = limiter
+            // Every read that reaches PostgreSQL costs a history token, the first
+            // one too (`after=1` on an old room reads a batch of old rows).
             found = try await actions.poll(
-                room: position.room, past: position.last, limit: settings.batch,
-                // The first read is the one the route admitted; catching up after it costs history tokens.
-                admitCostlyRead: position.first
-                    ? { _ in }
-                    : { (read) throws(ProtocolError) in
-                        if let refusal = limiter.admitCostlyRead(read, address: address) {
-                            throw ProtocolError(
-                                .rateLimited, "too many costly reads (\(read)); try again in \(refusal.retryAfterSeconds) s")
-                        }
-                    })
+                room: position.room, past: position.last, limit: settings.batch, admitCostlyRead: position.client)
         } catch {
             signals.cancel(ticket)
             if error.code == .unavailable {
@@ -278,7 +285,6 @@ final class RoomEventStream: Sendable {
             let event = Self.event(error.code == .noSuchChat ? "gone" : "error", data: APIJSON.text(Problem(error)))
             return (.finish(ByteBuffer(string: event)), position)
         }
-        position.first = false
         guard let newest = found.last else { return (.wait(ticket, keepAlive: true), position) }
         signals.cancel(ticket)
         position.last = newest.id
@@ -312,7 +318,8 @@ final class ParticipantLists: Sendable {
         let now = ContinuousClock.now
         let task = entries.withLock { entries in
             if let entry = entries[room], now - entry.at < Self.freshness { return entry.task }
-            let task = Task { try? await actions.participants(of: room) }
+            // One read for all the room's subscribers: no client's tokens.
+            let task = Task { try? await actions.participants(of: room, admitCostlyRead: .unlimited) }
             entries[room] = Entry(task: task, at: now)
             return task
         }

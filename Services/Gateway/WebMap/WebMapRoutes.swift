@@ -7,7 +7,9 @@ import NIOCore
 /// The web map (`web/` of the repository): `/` is its page, `/map/<file>` its
 /// files, `/map/leaflet/<file>` Debian's Leaflet (`libjs-leaflet`). Files are
 /// read from disk on request (they are few and small, and the browser caches
-/// them); a name that is not a plain relative path is refused before any read.
+/// them); a name that is not a plain relative path, or not one of the kinds of
+/// file a page loads (script, style sheet, map data, image), is refused before
+/// any read: the folder's README and tools are not served.
 struct WebMapRoutes: Sendable {
     let webDirectory: String
     let leafletDirectory: String
@@ -27,15 +29,12 @@ struct WebMapRoutes: Sendable {
         guard !directory.isEmpty else {
             return text(.notFound, "the web map is not installed here (GEOCHAT_WEB_DIR is not set)\n")
         }
-        guard Self.isPlainPath(name), let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+        guard Self.isPlainPath(name), Self.isPageAsset(name), let data = FileManager.default.contents(atPath: directory + "/" + name) else {
             return text(.notFound, "not found\n")
         }
         return Response(
             status: .ok,
-            headers: [
-                .contentType: Self.contentType(name), .cacheControl: "public, max-age=300",
-                .xContentTypeOptions: "nosniff",
-            ],
+            headers: [.contentType: Self.contentType(name), .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
@@ -53,6 +52,14 @@ struct WebMapRoutes: Sendable {
                 !segment.isEmpty && segment.first != "."
                     && segment.utf8.allSatisfy { $0.isLetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
             }
+    }
+
+    /// The kinds of file the page loads; `index.html` itself only at `/`.
+    static let assetExtensions: Set<String> = ["js", "css", "geojson", "png", "svg"]
+
+    static func isPageAsset(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: "."), !name[name.index(after: dot)...].contains("/") else { return false }
+        return name == "index.html" || assetExtensions.contains(String(name[name.index(after: dot)...]))
     }
 
     static func contentType(_ name: String) -> String {

@@ -132,11 +132,16 @@ struct AdminCommandHandlers: Sendable {
             return .refused("wrong name or password")
         }
         let target = rawName
+        let source = command.source ?? ""
         func audit(_ outcome: String, _ detail: String = "") async throws {
-            try await store.record(AuditEntry(actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway))
+            try await store.record(AuditEntry(
+                actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway,
+                source: command.source))
         }
         let limit = try await store.setting(.adminLoginFailures) ?? loginFailureLimit
-        if try await store.recentLoginFailures(name: target) >= limit {
+        // Per name and source address: failing on purpose from one place does
+        // not lock the name's admin out where they log in from.
+        if try await store.recentLoginFailures(name: target, source: source) >= limit {
             Self.throttledLogins["name"].increment()
             // One row (and one log line) per name per minute, however many attempts.
             if let since = throttled.due(target, nowMs: WallClock.nowMs()) {

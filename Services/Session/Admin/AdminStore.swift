@@ -76,6 +76,16 @@ struct AdminStore: PostgresQueries {
             "CREATE INDEX audit_log_outcome ON session.audit_log (outcome, id)",
         ])
 
+    /// Where each row came from: failed logins count per name and source
+    /// address (`recentLoginFailures`), so one address failing on purpose does
+    /// not lock the name out for its admin elsewhere.
+    static let auditSources = Migration(
+        5, "audit log sources",
+        [
+            "ALTER TABLE session.audit_log ADD COLUMN source text NOT NULL DEFAULT ''",
+            "CREATE INDEX audit_log_login_sources ON session.audit_log (target, source, at) WHERE action = 'login'",
+        ])
+
     // MARK: accounts and tokens
 
     func passwordHash(of name: AdminName) async throws -> String? {
@@ -147,12 +157,14 @@ struct AdminStore: PostgresQueries {
             logger: logger)
     }
 
-    /// Failed logins of one name in the last five minutes (the throttle counts them from the audit log).
-    func recentLoginFailures(name: String) async throws -> Int {
+    /// Failed logins of one name from one source address in the last five
+    /// minutes (the throttle counts them from the audit log).
+    func recentLoginFailures(name: String, source: String) async throws -> Int {
         let rows = try await client.query(
             """
             SELECT count(*) FROM session.audit_log
-            WHERE action = 'login' AND target = \(name) AND outcome = 'denied' AND at > now() - interval '5 minutes'
+            WHERE action = 'login' AND target = \(name) AND source = \(Self.clip(source)) AND outcome = 'denied'
+              AND at > now() - interval '5 minutes'
             """, logger: logger)
         for try await n in rows.decode(Int64.self) { return Int(n) }
         return 0
@@ -281,7 +293,7 @@ struct AdminStore: PostgresQueries {
     func auditLog(limit: Int, query: AuditQuery = AuditQuery()) async throws -> [AuditEntry] {
         let rows = try await client.query(
             """
-            SELECT id, at, actor, action, target, outcome, detail, gateway FROM session.audit_log
+            SELECT id, at, actor, action, target, outcome, detail, gateway, source FROM session.audit_log
             WHERE (\(query.before)::bigint IS NULL OR id < \(query.before)::bigint)
               AND (\(query.actor)::text IS NULL OR actor = \(query.actor)::text)
               AND (\(query.action)::text IS NULL OR action = \(query.action)::text)
@@ -289,13 +301,13 @@ struct AdminStore: PostgresQueries {
             ORDER BY id DESC LIMIT \(limit)
             """, logger: logger)
         var entries: [AuditEntry] = []
-        for try await (id, at, actor, action, target, outcome, detail, gateway) in rows.decode(
-            (Int64, Date, String, String, String, String, String, String).self)
+        for try await (id, at, actor, action, target, outcome, detail, gateway, source) in rows.decode(
+            (Int64, Date, String, String, String, String, String, String, String).self)
         {
             entries.append(
                 AuditEntry(
                     id: id, atMs: WallClock.milliseconds(at), actor: actor, action: action, target: target, outcome: outcome,
-                    detail: detail, gateway: gateway))
+                    detail: detail, gateway: gateway, source: source.isEmpty ? nil : source))
         }
         return entries
     }
@@ -303,9 +315,9 @@ struct AdminStore: PostgresQueries {
     private static func insert(_ entry: AuditEntry, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query(
             """
-            INSERT INTO session.audit_log (actor, action, target, outcome, detail, gateway)
+            INSERT INTO session.audit_log (actor, action, target, outcome, detail, gateway, source)
             VALUES (\(clip(entry.actor)), \(clip(entry.action)), \(clip(entry.target)), \(clip(entry.outcome)),
-                    \(clip(entry.detail, 1000)), \(clip(entry.gateway)))
+                    \(clip(entry.detail, 1000)), \(clip(entry.gateway)), \(clip(entry.source ?? "")))
             """, logger: logger)
     }
 

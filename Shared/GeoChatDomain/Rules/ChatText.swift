@@ -5,6 +5,9 @@ public enum ChatText {
         case empty
         case tooLong
         case notXMLSafe
+        /// A character that changes how the text around it is shown, or
+        /// stands for a control: refused rather than stored (`isDisplaySafe`).
+        case displayControl
     }
 
     /// Trims and checks a value against a length range; returns the stored form.
@@ -12,6 +15,7 @@ public enum ChatText {
     /// JSON client's text is checked here, so no protocol stores what the other cannot show.)
     public static func validate(_ raw: String, length: ClosedRange<Int>) -> Result<String, Problem> {
         guard isXMLSafe(raw) else { return .failure(.notXMLSafe) }
+        guard isDisplaySafe(raw) else { return .failure(.displayControl) }
         let trimmed = trim(raw)
         let count = trimmed.unicodeScalars.count
         if count == 0 { return .failure(.empty) }
@@ -31,6 +35,29 @@ public enum ChatText {
     /// #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
     public static func isXMLSafe(_ text: String) -> Bool {
         text.unicodeScalars.allSatisfy(isXMLChar)
+    }
+
+    /// False when the text holds a character that lets it pose as other text
+    /// where it is shown (the map, phones, logs): DEL and the C1 controls
+    /// (U+007F–U+009F); the bidirectional embeddings, overrides and isolates
+    /// (U+202A–U+202E, U+2066–U+2069), which reorder what follows them, even
+    /// past the text's end; the line and paragraph separators (U+2028,
+    /// U+2029); and invisible format characters with no use inside words
+    /// (U+180E, U+2060–U+2064, U+206A–U+206F, U+FEFF). Refused, not removed,
+    /// so that what is stored is what was sent (the phones' round trip).
+    /// Kept, because real text needs them: ZWJ and ZWNJ (U+200C, U+200D: emoji
+    /// sequences, Persian and Indic scripts), the direction marks (U+200E,
+    /// U+200F, U+061C), which set no state, and the zero-width space U+200B
+    /// (Thai and Khmer line breaks). docs/security.md, "Text shown to others".
+    public static func isDisplaySafe(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029,
+                0x180E, 0x2060...0x2064, 0x206A...0x206F, 0xFEFF:
+                false
+            default: true
+            }
+        }
     }
 
     @inline(__always)
@@ -53,6 +80,8 @@ extension Result where Success == String, Failure == ChatText.Problem {
         case .failure(.empty): throw ProtocolError(.empty, "\(field) is empty")
         case .failure(.tooLong): throw ProtocolError(.tooLong, "\(field) is too long")
         case .failure(.notXMLSafe): throw .bad(field, "contains characters not allowed in XML")
+        case .failure(.displayControl):
+            throw .bad(field, "contains a control, bidirectional-override or invisible formatting character")
         }
     }
 }

@@ -13,12 +13,17 @@ public struct LogIn: AdminWireCommand {
     public var name: String
     public var sealedPassword: String
     public var tokenHash: String
+    /// The address the login came from, as the gateway's limits key it: failures
+    /// count per name and address, so failing on purpose from one place does
+    /// not lock the name out everywhere. Nil from gateways older than this field.
+    public var source: String?
     public var partitionKey: String? { String(name.prefix(64)) }
 
-    public init(name: String, sealedPassword: String, tokenHash: String) {
+    public init(name: String, sealedPassword: String, tokenHash: String, source: String? = nil) {
         self.name = name
         self.sealedPassword = sealedPassword
         self.tokenHash = tokenHash
+        self.source = source
     }
 }
 
@@ -231,10 +236,12 @@ public struct AuditEntry: Codable, Sendable, Equatable {
     public var outcome: String
     public var detail: String
     public var gateway: String
+    /// Where the request came from (logins: the client address the gateway saw); empty if not known.
+    public var source: String?
 
     public init(
         id: Int64? = nil, atMs: Int64? = nil, actor: String, action: String, target: String, outcome: String,
-        detail: String = "", gateway: String
+        detail: String = "", gateway: String, source: String? = nil
     ) {
         self.id = id
         self.atMs = atMs
@@ -244,6 +251,7 @@ public struct AuditEntry: Codable, Sendable, Equatable {
         self.outcome = outcome
         self.detail = detail
         self.gateway = gateway
+        self.source = source
     }
 }
 

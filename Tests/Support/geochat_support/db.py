@@ -1,6 +1,18 @@
 """Statements through psql against the stack's PostgreSQL (PG_HOST, PG_PORT,
-PG_USER, PG_DATABASE of stack.env)."""
+PG_USER, PG_DATABASE and PG_PASSWORD_FILE of stack.env)."""
+import os
 import subprocess
+
+
+def psql_environment(env):
+    """This process's environment with the stack's PostgreSQL password (a stack made before
+    passwords has no password file, and needs none)."""
+    environment = dict(os.environ)
+    file = env.get("PG_PASSWORD_FILE")
+    if file and os.path.exists(file):
+        with open(file) as f:
+            environment["PGPASSWORD"] = f.readline().strip()
+    return environment
 
 
 class PsqlError(RuntimeError):
@@ -14,7 +26,7 @@ def sql(env, statement, timeout=30):
     run = subprocess.run(
         ["psql", "-h", env["PG_HOST"], "-p", env["PG_PORT"], "-U", env["PG_USER"], "-d", env["PG_DATABASE"],
          "-AtqF", "\t", "-v", "ON_ERROR_STOP=1", "-c", statement],
-        capture_output=True, text=True, timeout=timeout)
+        capture_output=True, text=True, timeout=timeout, env=psql_environment(env))
     if run.returncode != 0:
         raise PsqlError(run.stderr.strip())
     return [line.split("\t") for line in run.stdout.splitlines() if line]
