@@ -23,13 +23,14 @@ struct Gateway: Sendable {
     let participants: ParticipantLists
     /// Push: rooms' news as Server-Sent Events.
     let events: RoomEventStream
-    /// Seals admin passwords for the session service (`LoginSeal`).
-    let loginSeal: LoginSeal
+    /// Seals admin passwords for the session service (`LoginSeal`); nil
+    /// when this gateway serves no admin API (`GatewaySettings.adminAPI`).
+    let loginSeal: LoginSeal?
     let logger: Logger
 
     init(
         instance: String, settings: GatewaySettings, bus: any CommandBus, bans: BanList = BanList(),
-        loginSeal: LoginSeal, logger: Logger
+        loginSeal: LoginSeal?, logger: Logger
     ) {
         self.instance = instance
         self.loginSeal = loginSeal
@@ -56,13 +57,17 @@ struct Gateway: Sendable {
     /// (docs/security.md, "What listens where").
     func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: SecurityHeaders())
+        router.add(
+            middleware: SecurityHeaders(
+                imageOrigins: settings.map.tileOrigin.map { [$0] } ?? [],
+                connectOrigins: settings.map.geocoderOrigin.map { [$0] } ?? []))
         health.registerProbes(on: router)
         LegacyRoutes(handler: LegacyHandler(actions: actions), settings: settings, limiter: limiter, logger: logger)
             .register(on: router)
         APIRoutes(actions: actions, events: events, settings: settings, limiter: limiter, logger: logger)
             .register(on: router)
-        WebMapRoutes(webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, logger: logger)
+        WebMapRoutes(
+            webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, map: settings.map, logger: logger)
             .register(on: router)
         return router
     }
@@ -73,6 +78,7 @@ struct Gateway: Sendable {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: SecurityHeaders())
         health.register(on: router)
+        guard settings.adminAPI, let loginSeal else { return router }
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
         AdminRoutes(

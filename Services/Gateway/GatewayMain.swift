@@ -12,7 +12,7 @@ struct GatewayMain {
         let settings = try GatewaySettings(host.configuration)
         let gateway = Gateway(
             instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(),
-            loginSeal: host.environment.loginSeal(), logger: host.logger)
+            loginSeal: settings.adminAPI ? host.environment.loginSeal() : nil, logger: host.logger)
         ReadModelMetrics.register(gateway: gateway)
 
         let adminState = SettingsAndBansFeed(

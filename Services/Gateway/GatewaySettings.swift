@@ -19,6 +19,12 @@ struct GatewaySettings: Sendable {
     /// load balancer (docs/security.md).
     var adminHost: String
     var adminPort: Int
+    /// Whether this gateway serves the admin API on its operators' listener
+    /// (`admin.api`: `on`, the default, or `off`). Off: `/status`, `/metrics`
+    /// and the probes only, and no login seal key is needed, so an
+    /// internet-facing gateway holds no admin secret (deploy/kubernetes runs
+    /// the admin API on a gateway of its own).
+    var adminAPI: Bool
     /// Who a request is from, for the per-address limits (trusted proxies).
     var clientAddresses: ClientAddresses
     /// A connection with no request under way for this long is closed; a request
@@ -35,6 +41,8 @@ struct GatewaySettings: Sendable {
     var webDirectory: String
     /// Debian's `libjs-leaflet`, served at `/map/leaflet/`.
     var leafletDirectory: String
+    /// The operator's base map and place search for the web map.
+    var map: MapSettings
 
     /// A participant is listed while it showed a sign of life within this time.
     var presenceTimeoutMs: Int64 { Int64(live.int(.presenceTimeout, default: configuredPresenceTimeoutS)) * 1000 }
@@ -56,12 +64,18 @@ struct GatewaySettings: Sendable {
         clientAddresses = try ClientAddresses(configuration)
         adminHost = configuration.string("admin.host", default: "127.0.0.1")
         adminPort = try configuration.int("admin.port", default: 9180)
+        switch configuration.string("admin.api", default: "on").lowercased() {
+        case "on": adminAPI = true
+        case "off": adminAPI = false
+        case let other: throw ConfigurationError(key: "admin.api", value: other, expected: "on or off")
+        }
         idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
         bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
         indexLoadRanges = min(max(try configuration.int("index.load.ranges", default: 4), 1), 64)
         push = try PushSettings(configuration)
         webDirectory = configuration.string("web.dir", default: "")
         leafletDirectory = configuration.string("leaflet.dir", default: "/usr/share/javascript/leaflet")
+        map = try MapSettings(configuration)
     }
 }
 

@@ -199,4 +199,25 @@ import Testing
             #expect(!WebMapRoutes.isPageAsset(name), "\(name)")
         }
     }
+
+    /// An internet-facing gateway with the admin API off serves `/status` and
+    /// `/metrics` on its operators' listener, and no admin path (and needs no seal key).
+    @Test func withTheAdminAPIOffTheOperatorsListenerServesNoAdminPath() async throws {
+        let settings = try GatewaySettings(
+            Configuration(arguments: [], environment: ["GEOCHAT_ADMIN_API": "off", "GEOCHAT_PATH_PREFIX": "/geochat"]))
+        #expect(!settings.adminAPI)
+        let publicOnly = Gateway(
+            instance: "gateway-public", settings: settings, bus: InMemoryCommandBus(), loginSeal: nil,
+            logger: Logger(label: "router-test"))
+        try await publicOnly.buildAdminApplication(health: health, port: 0).test(.router) { client in
+            for path in ["/geochat/admin/login", "/geochat/admin/rooms"] {
+                try await client.execute(uri: path, method: .post) { response in #expect(response.status == .notFound, "\(path)") }
+            }
+            try await client.execute(uri: "/status", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/metrics", method: .get) { response in #expect(response.status == .ok) }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try GatewaySettings(Configuration(arguments: [], environment: ["GEOCHAT_ADMIN_API": "maybe"]))
+        }
+    }
 }

@@ -41,6 +41,11 @@ import Testing
 
     @Test func theRequesterIsNamedWhateverTheGeneration() {
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gateway-1") == "gateway-1")
+        // Only reply topics may be named as a command's replyTo (CommandProcessor).
+        #expect(Topics.isReplyTopic(Topics.replies(instance: "gateway-1", generation: 4)))
+        for forged in ["geochat.bans", "geochat.settings", "geochat.messaging.events", "geochat.replies.", "geochat.repliesx"] {
+            #expect(!Topics.isReplyTopic(forged), "\(forged)")
+        }
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gateway-1.r12") == "gateway-1")
         #expect(Topics.requester(ofReplyTopic: Topics.replies(instance: "a.rb", generation: 3)) == "a.rb")
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gw.r") == "gw.r")

@@ -9,7 +9,7 @@ Writes one JSON file per document under WORK_DIR and the lists validate.sh
 hands to the validators: WORK_DIR/builtin.txt (for kubernetes-validate) and
 WORK_DIR/schema-<name>.txt (for check-jsonschema with schemas/<name>.json).
 Prints every problem found, each tagged with the check that found it
-([consistency], [rate-limits], [trusted-proxies], [kafka-accounts], [kafka-acls],
+([consistency], [rate-limits], [admin-api], [trusted-proxies], [kafka-accounts], [kafka-acls],
 [network-default-deny], [network-ingress], [network-egress], [postgres-tls],
 [gateway-memory]; docs/security.md lists the attack each one covers), and exits
 1 if there was one.
@@ -481,6 +481,12 @@ def check_gateway_settings(code, workloads, services):
                     problem(w.where, f"Service {s['metadata']['name']} exposes the operators' listener (port {admin_port}, the admin API, /metrics)", "network-ingress")
         if not w.public:
             continue
+        # An internet-facing gateway serves no admin API and holds no admin secret.
+        if str(w.env.get("GEOCHAT_ADMIN_API", "on")).strip().lower() != "off":
+            problem(w.where, "GEOCHAT_ADMIN_API is not \"off\" on a public gateway: its admin API belongs on the admin gateway", "admin-api")
+        for secret in ("GEOCHAT_LOGIN_SEAL_KEY", "GEOCHAT_LOGIN_SEAL_KEY_FILE"):
+            if secret in w.env:
+                problem(w.where, f"{secret} is set on a public gateway: the login seal key belongs to the admin gateway and the session service only", "admin-api")
         # Per-address limits: every one the code has must be on (rate and burst above 0).
         for key, default in sorted(code.address_rules.items()):
             base = "GEOCHAT_RATE_" + key.upper().replace(".", "_")
@@ -836,6 +842,10 @@ def policy(docs, name):
 
 
 MUTATIONS = [
+    ("the admin API on an internet-facing gateway", "admin-api",
+     lambda d: set_env(d, "geochat-gateway", "GEOCHAT_ADMIN_API", None)),
+    ("the login seal key on an internet-facing gateway", "admin-api",
+     lambda d: set_env(d, "geochat-gateway", "GEOCHAT_LOGIN_SEAL_KEY", "x")),
     ("a per-address limit turned off on the gateway", "rate-limits",
      lambda d: set_env(d, "geochat-gateway", "GEOCHAT_RATE_START_ADDRESS_PER_S", "0")),
     ("a per-address burst of 0", "rate-limits",

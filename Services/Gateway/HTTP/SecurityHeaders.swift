@@ -7,19 +7,25 @@ import HTTPTypes
 /// a Content-Security-Policy that lets the web map run its own files only
 /// (no inline script; Leaflet positions tiles and markers with inline styles).
 struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
-    static var fields: HTTPFields {
-        [
+    let fields: HTTPFields
+
+    /// `imageOrigins` and `connectOrigins`: what the page may load besides its
+    /// own files (the operator's tile server, their geocoder; `MapSettings`).
+    init(imageOrigins: [String] = [], connectOrigins: [String] = []) {
+        fields = [
             .xContentTypeOptions: "nosniff",
             .referrerPolicy: "no-referrer",
             .xFrameOptions: "DENY",
-            .contentSecurityPolicy: contentSecurityPolicy,
+            .contentSecurityPolicy: Self.contentSecurityPolicy(imageOrigins: imageOrigins, connectOrigins: connectOrigins),
         ]
     }
 
-    static var contentSecurityPolicy: String {
+    static func contentSecurityPolicy(imageOrigins: [String] = [], connectOrigins: [String] = []) -> String {
         [
-            "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-            "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+            "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'",
+            (["img-src 'self' data:"] + imageOrigins).joined(separator: " "),
+            (["connect-src 'self'"] + connectOrigins).joined(separator: " "),
+            "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
         ].joined(separator: "; ")
     }
 
@@ -31,7 +37,7 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
             // The router's own answers (no such route, wrong method) get the headers too.
             response = try error.response(from: request, context: context)
         }
-        for field in Self.fields where response.headers[field.name] == nil { response.headers.append(field) }
+        for field in fields where response.headers[field.name] == nil { response.headers.append(field) }
         return response
     }
 }

@@ -13,10 +13,17 @@ import NIOCore
 struct WebMapRoutes: Sendable {
     let webDirectory: String
     let leafletDirectory: String
+    let map: MapSettings
     let logger: Logger
 
     func register(on router: Router<GatewayRequestContext>) {
         router.get("/") { _, _ in serve(webDirectory, "index.html") }
+        let settings = map.json
+        router.get("/map/settings.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: settings)))
+        }
         router.get("/map/leaflet/**") { _, context in
             serve(leafletDirectory, context.parameters.getCatchAll().joined(separator: "/"))
         }

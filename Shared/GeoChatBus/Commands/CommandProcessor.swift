@@ -46,6 +46,13 @@ public struct CommandProcessor: Sendable {
             BusMetrics.commandsHandled[header.commandName].increment()
             if failed { BusMetrics.commandErrors[header.commandName].increment() }
             guard !header.replyTo.isEmpty else { return }  // posted one way (`CommandBus.post`)
+            guard Topics.isReplyTopic(header.replyTo) else {
+                BusMetrics.commandsDropped["reply_topic"].increment()
+                logger.error(
+                    "reply refused: replyTo is not a reply topic",
+                    metadata: ["replyTo": "\(header.replyTo.prefix(200))", "command": "\(header.commandName)"])
+                return
+            }
             guard gate.isEmpty else {
                 // The reply waits for records its handler handed over (a say's
                 // `joinBySaying`); the key's next command need not: its work is

@@ -31,6 +31,14 @@ public enum Topics {
         generation == 0 ? repliesPrefix + instance : repliesPrefix + instance + ".r\(generation)"
     }
 
+    /// True for a requester's reply topic: the only topics a command's
+    /// `replyTo` may name. A writer of a command topic could otherwise have
+    /// the owner write its reply into any topic the owner may write (an event
+    /// topic, settings, bans).
+    public static func isReplyTopic(_ topic: String) -> Bool {
+        topic.hasPrefix(repliesPrefix) && topic.utf8.count > repliesPrefix.utf8.count
+    }
+
     /// The instance a reply topic belongs to, whatever its generation.
     public static func requester(ofReplyTopic topic: String) -> String {
         let instance = topic.hasPrefix(repliesPrefix) ? topic.dropFirst(repliesPrefix.count) : Substring(topic)
