@@ -69,9 +69,9 @@ pick_ports() {
   done
 }
 
-# The stack's login seal key: 32 random bytes, made once per state directory, readable by its owner only.
-login_seal_key() {
-  local file="$STATE/login-seal.key"
+# The stack's keys: 32 random bytes each, made once per state directory, readable by its owner only.
+stack_key() { # NAME
+  local file="$STATE/$1.key"
   if [ ! -s "$file" ]; then (umask 077; openssl rand -base64 32 > "$file"); fi
   echo "$file"
 }
@@ -98,8 +98,10 @@ write_instance_env() { # NAME INSTANCE
       # The web map's files (web/), and Debian's Leaflet beside them (libjs-leaflet).
       echo "GEOCHAT_WEB_DIR=$ROOT/web"
     fi
-    # Admin passwords cross Kafka sealed with this key (docs/security.md, "Secrets and the bus").
-    case "$1" in gateway|session) echo "GEOCHAT_LOGIN_SEAL_KEY_FILE=$(login_seal_key)" ;; esac
+    # Admin passwords cross Kafka sealed with one key, operators' removals with another
+    # (docs/security.md, "Secrets and the bus").
+    case "$1" in gateway|session) echo "GEOCHAT_LOGIN_SEAL_KEY_FILE=$(stack_key login-seal)" ;; esac
+    case "$1" in gateway|rooms|messaging|expiry) echo "GEOCHAT_OPERATOR_KEY_FILE=$(stack_key operator)" ;; esac
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
     for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do echo "$kv"; done
     echo "BINARY=$(bin_dir)/geochat-$1"

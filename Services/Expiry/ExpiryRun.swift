@@ -20,6 +20,8 @@ struct ExpiryRun: Sendable {
     let bus: any CommandBus
     let jobs: ExpiryJobStore
     let settings: ExpirySettings
+    /// Seals the removals: their owners refuse them without it.
+    let operatorSeal: OperatorSeal
     let logger: Logger
 
     /// An owner refused a command outright (not a timeout): retrying will not help.
@@ -118,14 +120,15 @@ struct ExpiryRun: Sendable {
             var removed = batch.removed
             if batch.state == "selected" {
                 let ids = try await call(
-                    RemoveIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason, job: job.id),
+                    operatorSeal.sealed(
+                        RemoveIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason, job: job.id)),
                     idempotencyKey: "expiry-\(job.id)-rooms-\(batch.number)")
                 removed = ids
                 try await jobs.roomsRemoved(job, batch: batch.number, removed: ids)
             }
             if !removed.isEmpty {
                 _ = try await call(
-                    RemoveRoomMessages(rooms: removed, job: job.id, batch: batch.number),
+                    operatorSeal.sealed(RemoveRoomMessages(rooms: removed, job: job.id, batch: batch.number)),
                     idempotencyKey: "expiry-\(job.id)-messages-\(batch.number)")
             }
             try await jobs.batchDone(job, batch: batch.number, examined: batch.rooms.count, removed: removed.count)

@@ -26,7 +26,9 @@ struct ExpiryServiceMain {
             ExpiryCommandHandlers(jobs: jobs, settings: settings, logger: host.logger, jobRequested: jobRequested)
                 .handlers,
             group: ConsumerGroups.expiryCommands, pace: .background)
-        let run = ExpiryRun(bus: try host.commandBus(), jobs: jobs, settings: settings, logger: host.logger)
+        let run = ExpiryRun(
+            bus: try host.commandBus(), jobs: jobs, settings: settings, operatorSeal: host.environment.operatorSeal(),
+            logger: host.logger)
         let runner = ExpiryRunner(
             jobs: jobs, run: run, settings: settings, logger: host.logger, jobRequested: jobRequested)
         host.runs("expiry jobs") { [isReady = host.isReady] in await runner.loop(isReady: isReady) }

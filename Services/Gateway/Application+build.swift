@@ -23,17 +23,17 @@ struct Gateway: Sendable {
     let participants: ParticipantLists
     /// Push: rooms' news as Server-Sent Events.
     let events: RoomEventStream
-    /// Seals admin passwords for the session service (`LoginSeal`); nil
-    /// when this gateway serves no admin API (`GatewaySettings.adminAPI`).
-    let loginSeal: LoginSeal?
+    /// The admin API's keys; nil when this gateway serves no admin API
+    /// (`GatewaySettings.adminAPI`).
+    let adminKeys: AdminKeys?
     let logger: Logger
 
     init(
         instance: String, settings: GatewaySettings, bus: any CommandBus, bans: BanList = BanList(),
-        loginSeal: LoginSeal?, logger: Logger
+        adminKeys: AdminKeys?, logger: Logger
     ) {
         self.instance = instance
-        self.loginSeal = loginSeal
+        self.adminKeys = adminKeys
         self.settings = settings
         self.services = ServiceClients(bus: bus, timeout: settings.requestTimeout)
         self.bans = bans
@@ -78,13 +78,13 @@ struct Gateway: Sendable {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: SecurityHeaders())
         health.register(on: router)
-        guard settings.adminAPI, let loginSeal else { return router }
+        guard settings.adminAPI, let adminKeys else { return router }
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
         AdminRoutes(
             endpoints: AdminEndpoints(
                 backend: AdminBackend(services: adminServices, gateway: instance, logger: logger), sessions: sessions,
-                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), loginSeal: loginSeal,
+                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), keys: adminKeys,
                 logger: logger),
             pathPrefix: settings.pathPrefix
         ).register(on: router)
@@ -139,4 +139,11 @@ struct Gateway: Sendable {
             group.cancelAll()
         }
     }
+}
+
+/// What the admin API seals: admin passwords for the session service
+/// (`LoginSeal`), and the commands only operators may send (`OperatorSeal`).
+struct AdminKeys: Sendable {
+    let login: LoginSeal
+    let operatorCommands: OperatorSeal
 }

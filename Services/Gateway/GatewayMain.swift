@@ -12,7 +12,9 @@ struct GatewayMain {
         let settings = try GatewaySettings(host.configuration)
         let gateway = Gateway(
             instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(),
-            loginSeal: settings.adminAPI ? host.environment.loginSeal() : nil, logger: host.logger)
+            adminKeys: settings.adminAPI
+                ? AdminKeys(login: host.environment.loginSeal(), operatorCommands: host.environment.operatorSeal()) : nil,
+            logger: host.logger)
         ReadModelMetrics.register(gateway: gateway)
 
         let adminState = SettingsAndBansFeed(

@@ -14,14 +14,20 @@ struct MessagingCommandHandlers: Sendable {
     /// here, and tells it that a say joined its author.
     let bus: any CommandBus
     let outbox: OutboxRelay<MessageStored>
+    /// Checks the seals of expiry's removals.
+    let operatorSeal: OperatorSeal
     let logger: Logger
     /// Says share transactions: one commit for the says that arrived meanwhile.
     let commits: GroupCommit
 
-    init(store: any MessageStore, bus: any CommandBus, outbox: OutboxRelay<MessageStored>, logger: Logger) {
+    init(
+        store: any MessageStore, bus: any CommandBus, outbox: OutboxRelay<MessageStored>, operatorSeal: OperatorSeal,
+        logger: Logger
+    ) {
         self.store = store
         self.bus = bus
         self.outbox = outbox
+        self.operatorSeal = operatorSeal
         self.logger = logger
         self.commits = GroupCommit(store: store)
     }
@@ -41,7 +47,7 @@ struct MessagingCommandHandlers: Sendable {
             }
             return try await store.heads(command.rooms)
         }
-        handlers.on(RemoveRoomMessages.self) { command, _ in
+        handlers.on(RemoveRoomMessages.self, sealedWith: operatorSeal) { command, _ in
             guard command.rooms.count <= Limits.maxRoomBatch else {
                 throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
             }

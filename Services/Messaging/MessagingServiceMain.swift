@@ -14,7 +14,9 @@ struct MessagingServiceMain {
         let store = PostgresMessageStore(database: database)
         host.migrates(store.migrate)
         let outbox = OutboxRelay(outbox: MessageOutbox(store: store), events: host.events, logger: host.logger)
-        let handlers = MessagingCommandHandlers(store: store, bus: try host.commandBus(), outbox: outbox, logger: host.logger)
+        let handlers = MessagingCommandHandlers(
+            store: store, bus: try host.commandBus(), outbox: outbox, operatorSeal: host.environment.operatorSeal(),
+            logger: host.logger)
         try host.handles(handlers.handlers, group: ConsumerGroups.messagingCommands)
         let roomEvents = try host.consumer([Topics.roomEvents], .group(ConsumerGroups.messagingRoomEvents), pace: .background)
         let lifecycle = RoomLifecycleFeed(store: store, consumer: roomEvents, logger: host.logger)

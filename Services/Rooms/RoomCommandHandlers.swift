@@ -9,6 +9,8 @@ import Logging
 struct RoomCommandHandlers: Sendable {
     let store: any RoomStore
     let outbox: OutboxRelay<StagedEvent>
+    /// Checks the seals of the removals only operators' tools may send.
+    let operatorSeal: OperatorSeal
     let logger: Logger
 
     var handlers: CommandHandlers {
@@ -55,13 +57,13 @@ struct RoomCommandHandlers: Sendable {
             let page = min(max(command.limit, 1), Limits.maxRoomBatch)
             return try await store.idleRooms(after: command.after, before: WallClock.date(command.idleBeforeMs), limit: page)
         }
-        handlers.on(RemoveIdleRooms.self) { command, _ in try await removeIdle(command) }
+        handlers.on(RemoveIdleRooms.self, sealedWith: operatorSeal) { command, _ in try await removeIdle(command) }
         handlers.on(ListRoomsForAdmin.self) { command, _ in
             let text = command.search ?? ""
             guard text.count <= 100 else { throw ProtocolError.bad("q", "is longer than 100 characters") }
             return try await store.adminList(search: text, limit: min(max(command.limit, 1), 1000))
         }
-        handlers.on(RemoveRoom.self) { command, _ in try await remove(command) }
+        handlers.on(RemoveRoom.self, sealedWith: operatorSeal) { command, _ in try await remove(command) }
         return handlers
     }
 

@@ -15,7 +15,9 @@ struct RoomsServiceMain {
         let outbox = OutboxRelay(outbox: store.outbox, events: host.events, logger: host.logger)
         host.runs("outbox relay") { await outbox.run() }
         try host.handles(
-            RoomCommandHandlers(store: store, outbox: outbox, logger: host.logger).handlers,
+            RoomCommandHandlers(
+                store: store, outbox: outbox, operatorSeal: host.environment.operatorSeal(), logger: host.logger
+            ).handlers,
             group: ConsumerGroups.roomsCommands)
         let activity = try host.consumer(
             RoomActivityFeed.topics, .group(ConsumerGroups.roomsActivity), pace: .background)

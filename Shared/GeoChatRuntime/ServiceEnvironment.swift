@@ -52,25 +52,40 @@ public struct ServiceEnvironment: Sendable {
     /// `login.seal.key.file`. Missing or malformed: a critical line naming the
     /// setting (never its value) and exit status 2.
     public func loginSeal() -> LoginSeal {
-        var text = configuration.string("login.seal.key")
-        var source = "GEOCHAT_LOGIN_SEAL_KEY"
-        if text == nil, let path = configuration.string("login.seal.key.file") {
-            source = "GEOCHAT_LOGIN_SEAL_KEY_FILE (\(path))"
+        key("login.seal.key", heldBy: "every gateway with the admin API and session service", LoginSeal.init(base64:))
+    }
+
+    /// The key operators' commands are sealed with (`OperatorSeal`): the admin
+    /// gateway and expiry seal, rooms and messaging check. `operator.key`
+    /// (32 bytes, base64) or the file named by `operator.key.file`; missing or
+    /// malformed: exit status 2, as for the login seal key.
+    public func operatorSeal() -> OperatorSeal {
+        key("operator.key", heldBy: "every gateway with the admin API, expiry, rooms and messaging service", OperatorSeal.init(base64:))
+    }
+
+    /// A 32-byte base64 key from `<name>` or the file `<name>.file` names. Missing or
+    /// malformed: a critical line naming the setting (never its value) and exit status 2.
+    private func key<Key>(_ name: String, heldBy holders: String, _ make: (String) -> Key?) -> Key {
+        let variable = "GEOCHAT_" + name.uppercased().replacingOccurrences(of: ".", with: "_")
+        var text = configuration.string(name)
+        var source = variable
+        if text == nil, let path = configuration.string(name + ".file") {
+            source = "\(variable)_FILE (\(path))"
             text = FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) } ?? ""
         }
         guard let text else {
             logger.critical(
                 "configuration refused; not starting",
-                metadata: ["error": "GEOCHAT_LOGIN_SEAL_KEY or GEOCHAT_LOGIN_SEAL_KEY_FILE must be set: 32 random bytes, base64 (openssl rand -base64 32), the same on every gateway and session service"])
+                metadata: ["error": "\(variable) or \(variable)_FILE must be set: 32 random bytes, base64 (openssl rand -base64 32), the same on \(holders)"])
             Self.exitForBadConfiguration()
         }
-        guard let seal = LoginSeal(base64: text) else {
+        guard let key = make(text) else {
             logger.critical(
                 "configuration refused; not starting",
                 metadata: ["error": "\(source) is not 32 bytes in base64 (openssl rand -base64 32)"])
             Self.exitForBadConfiguration()
         }
-        return seal
+        return key
     }
 
     /// Kafka as configured: `kafka.profile` (`kafka`, the default, or `tansu`,

@@ -69,10 +69,13 @@ struct ExpiryCommandHandlersTests {
     /// rooms service, then their messages at messaging, and reports the counts.
     @Test func aRunRemovesTheIdleRoomsInBatchesAndReports() async throws {
         try await Self.withHandlers { jobs, bus in
-            let owners = FakeOwners(idle: Array(1...7), visitedDuringRun: [4])
+            // The owners check the seal as the real ones do: the run's removals must carry it.
+            let operators = TestKeys.operatorSeal()
+            let owners = FakeOwners(idle: Array(1...7), visitedDuringRun: [4], seal: operators)
             bus.register(owners.rooms)
             bus.register(owners.messaging)
-            let run = ExpiryRun(bus: bus, jobs: jobs, settings: Self.settings, logger: Logger(label: "test"))
+            let run = ExpiryRun(
+                bus: bus, jobs: jobs, settings: Self.settings, operatorSeal: operators, logger: Logger(label: "test"))
             let started = try await bus.send(
                 StartExpiryRun(dryRun: false, idleLimitSeconds: 86_400, requestedBy: "alice"), within: .seconds(30))
             let job = try #require(try await jobs.running())
@@ -92,10 +95,12 @@ struct ExpiryCommandHandlersTests {
 final class FakeOwners: Sendable {
     private let state: Mutex<(idle: [RoomID], removed: [RoomID], cleared: [RoomID])>
     private let visited: Set<RoomID>
+    private let seal: OperatorSeal
 
-    init(idle: [RoomID], visitedDuringRun: Set<RoomID>) {
+    init(idle: [RoomID], visitedDuringRun: Set<RoomID>, seal: OperatorSeal) {
         state = Mutex((idle, [], []))
         visited = visitedDuringRun
+        self.seal = seal
     }
 
     var removedRooms: [RoomID] { state.withLock { $0.removed } }
@@ -106,7 +111,7 @@ final class FakeOwners: Sendable {
         handlers.on(SelectIdleRooms.self) { [self] command, _ in
             state.withLock { Array($0.idle.filter { $0 > command.after }.prefix(command.limit)) }
         }
-        handlers.on(RemoveIdleRooms.self) { [self, visited] command, _ in
+        handlers.on(RemoveIdleRooms.self, sealedWith: seal) { [self, visited] command, _ in
             state.withLock { state in
                 let gone = command.rooms.filter { !visited.contains($0) && state.idle.contains($0) }
                 state.idle.removeAll { gone.contains($0) }
@@ -119,7 +124,7 @@ final class FakeOwners: Sendable {
 
     var messaging: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.messagingCommands)
-        handlers.on(RemoveRoomMessages.self) { [self] command, _ in
+        handlers.on(RemoveRoomMessages.self, sealedWith: seal) { [self] command, _ in
             state.withLock { $0.cleared += command.rooms }
             return Done()
         }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import GeoChatBus
+import GeoChatTestSupport
 import GeoChatDomain
 import GeoChatRuntime
 import Hummingbird
@@ -29,6 +30,7 @@ import Testing
         let events = RecordedEvents()
         published = events
         let sessionStore = InMemorySessionStore(), roomStore = InMemoryRoomStore()
+        let keys = AdminKeys(login: TestKeys.loginSeal(), operatorCommands: TestKeys.operatorSeal())
         bus.register(
             SessionCommandHandlers(
                 store: sessionStore, outbox: OutboxRelay(outbox: sessionStore.outbox, events: events, logger: logger),
@@ -36,13 +38,14 @@ import Testing
             ).handlers)
         bus.register(
             RoomCommandHandlers(
-                store: roomStore, outbox: OutboxRelay(outbox: roomStore.outbox, events: events, logger: logger), logger: logger
+                store: roomStore, outbox: OutboxRelay(outbox: roomStore.outbox, events: events, logger: logger),
+                operatorSeal: keys.operatorCommands, logger: logger
             ).handlers)
         let messageStore = InMemoryMessageStore()
         bus.register(
             MessagingCommandHandlers(
                 store: messageStore, bus: bus, outbox: OutboxRelay(outbox: MessageOutbox(store: messageStore), events: events, logger: logger),
-                logger: logger
+                operatorSeal: keys.operatorCommands, logger: logger
             ).handlers)
         let environment = [
             "GEOCHAT_RATE_POST_PER_S": "0", "GEOCHAT_RATE_POST_ADDRESS_PER_S": "0", "GEOCHAT_RATE_POST_MIN_INTERVAL_MS": "0",
@@ -55,8 +58,7 @@ import Testing
             "GEOCHAT_REQUEST_TIMEOUT_MS": "30000",
         ]
         let settings = try GatewaySettings(Configuration(arguments: [], environment: environment))
-        let seal = LoginSeal(base64: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString())!
-        gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, loginSeal: seal, logger: logger)
+        gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, adminKeys: keys, logger: logger)
     }
 
     var application: some ApplicationProtocol {
@@ -207,7 +209,7 @@ import Testing
             Configuration(arguments: [], environment: ["GEOCHAT_ADMIN_API": "off", "GEOCHAT_PATH_PREFIX": "/geochat"]))
         #expect(!settings.adminAPI)
         let publicOnly = Gateway(
-            instance: "gateway-public", settings: settings, bus: InMemoryCommandBus(), loginSeal: nil,
+            instance: "gateway-public", settings: settings, bus: InMemoryCommandBus(), adminKeys: nil,
             logger: Logger(label: "router-test"))
         try await publicOnly.buildAdminApplication(health: health, port: 0).test(.router) { client in
             for path in ["/geochat/admin/login", "/geochat/admin/rooms"] {

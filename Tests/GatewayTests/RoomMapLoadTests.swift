@@ -1,4 +1,5 @@
 import GeoChatBus
+import GeoChatTestSupport
 import GeoChatDomain
 import Logging
 import Testing
@@ -17,7 +18,8 @@ import Testing
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
         bus.register(RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger), logger: logger).handlers)
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
+            operatorSeal: TestKeys.operatorSeal(), logger: logger).handlers)
         for i in 0..<count {
             // Another creator each time: the same creator's same room within 10 s is one room.
             _ = try await store.create(
@@ -48,7 +50,8 @@ import Testing
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
         bus.register(RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger), logger: logger).handlers)
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
+            operatorSeal: TestKeys.operatorSeal(), logger: logger).handlers)
         let map = RoomMap()
         await map.loadAll(from: ServiceClients(bus: bus, timeout: .seconds(30)), ranges: 4, logger: logger)
         #expect(map.isLoaded)

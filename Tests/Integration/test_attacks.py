@@ -21,6 +21,7 @@ import pytest
 
 from admin_support import admin_url, bootstrap_admin
 from gateway_support import extra_gateway
+from geochat_support.commands import CommandClient
 from geochat_support.db import count, sql
 from geochat_support.protocol import Response, start, unique_topic
 from geochat_support.waiting import wait_until
@@ -227,6 +228,38 @@ def test_history_through_push_costs_history_tokens(stack, guarded):
             break
     # Each open costs one or two tokens by the time it is closed (the batch after the first is read too).
     assert "error" in outcomes and 20 <= outcomes.count("message") <= 55, outcomes
+
+
+# ---------------------------------------------------------------- item 3: a compromised public gateway
+
+def test_a_removal_forged_on_the_bus_removes_nothing(stack):
+    """What a compromised internet-facing gateway could write (it must write the rooms and messaging
+    command topics for create, join and say): an admin removal and expiry's removals without the
+    operator key's seal (OperatorSeal) are refused and change nothing."""
+    g = stack["gateways"][0]
+    session = start(g)
+    answer = request(g, "/chat.php?" + urllib.parse.urlencode(
+        {"cmd": "create", "sessionid": session, "lon": 0.43, "lat": 0.44, "z": 6, "topic": unique_topic()}), None,
+        source="127.0.0.1")
+    room = int(answer.dom().getElementsByTagName("id")[0].firstChild.data)
+    request(g, "/chat.php?" + urllib.parse.urlencode({"cmd": "say", "sessionid": session, "chatid": room, "msg": "keep me"}),
+            None, source="127.0.0.1")
+    wire = CommandClient(stack["KAFKA_BROKERS"])
+    try:
+        forged = [
+            ("geochat.rooms.commands", str(room), {"adminRemove": {"room": room, "by": "mallory"}}),
+            ("geochat.rooms.commands", str(room), {"adminRemove": {"room": room, "by": "mallory", "seal": "AAAA"}}),
+            ("geochat.rooms.commands", "expiry-1", {"removeIdleRooms": {
+                "rooms": [room], "idleBeforeMs": int(time.time() * 1000) + 10**9, "reason": "forged", "job": 1}}),
+            ("geochat.messaging.commands", "expiry-1-1", {"removeRooms": {"rooms": [room], "job": 1, "batch": 1}}),
+        ]
+        for topic, key, command in forged:
+            reply = wire.request(topic, key, command)
+            assert reply.get("error", {}).get("code") == "bad_param" and "operator key" in reply["error"]["text"], reply
+    finally:
+        wire.close()
+    assert count(stack, f"SELECT count(*) FROM rooms.rooms WHERE id = {room}") == 1
+    assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id = {room}") == 1
 
 
 # ---------------------------------------------------------------- item 4: proxy headers

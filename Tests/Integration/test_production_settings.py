@@ -56,3 +56,14 @@ def test_a_missing_or_malformed_login_seal_key_stops_start_up(stack):
         output = run.stdout + run.stderr
         assert run.returncode == 2 and "not 32 bytes" in output, output
         assert "c2hvcnQtc2VjcmV0" not in output
+
+
+def test_a_missing_operator_key_stops_start_up(stack):
+    """Rooms and messaging check, expiry and admin gateways seal the removals only operators may send
+    (OperatorSeal); without the key none of them starts."""
+    seal = "q" * 43 + "="  # 32 bytes of base64
+    for binary, extra in (("geochat-rooms", {}), ("geochat-messaging", {}), ("geochat-expiry", {}),
+                          ("geochat-gateway", {"GEOCHAT_LOGIN_SEAL_KEY": seal, "GEOCHAT_ADMIN_PORT": "1"})):
+        run = run_service(stack, binary, GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"], GEOCHAT_HTTP_PORT="1", **extra)
+        output = run.stdout + run.stderr
+        assert run.returncode == 2 and "GEOCHAT_OPERATOR_KEY" in output, (binary, output)

@@ -16,6 +16,7 @@ import Testing
     let bus = InMemoryCommandBus()
     let room: RoomID = 42
     let author = SessionID.random()
+    let operators = TestKeys.operatorSeal()
 
     init() {
         outbox = OutboxRelay(outbox: MessageOutbox(store: store), events: events, logger: Logger(label: "test"), grace: .zero)
@@ -27,7 +28,7 @@ import Testing
         bus.register(rooms)
         bus.register(
             MessagingCommandHandlers(
-                store: store, bus: bus, outbox: outbox, logger: Logger(label: "test")
+                store: store, bus: bus, outbox: outbox, operatorSeal: operators, logger: Logger(label: "test")
             ).handlers)
     }
 
@@ -158,7 +159,12 @@ import Testing
     @Test func removedRoomsLoseTheirMessagesAndTakeNoMore() async throws {
         _ = try await say("doomed")
         #expect(try await bus.send(CountMessages(rooms: [room, 7]), within: .seconds(30)).map(\.messages) == [1, 0])
-        _ = try await bus.send(RemoveRoomMessages(rooms: [room], job: 1, batch: 1), within: .seconds(30))
+        // Expiry seals it: a forged one deletes nothing.
+        await #expect(throws: RequestError.self) {
+            try await bus.send(RemoveRoomMessages(rooms: [room], job: 1, batch: 1), within: .seconds(30))
+        }
+        #expect(try await bus.send(CountMessages(rooms: [room]), within: .seconds(30)).map(\.messages) == [1])
+        _ = try await bus.send(operators.sealed(RemoveRoomMessages(rooms: [room], job: 1, batch: 1)), within: .seconds(30))
         #expect(try await store.state(of: room) == .removed)
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await say("after") }
         await #expect(throws: RequestError.self) {

@@ -13,11 +13,12 @@ import Testing
     let events = RecordedEvents()
     let bus: InMemoryCommandBus
     let alice = SessionID.random()
+    let operators = TestKeys.operatorSeal()
 
     init() {
         bus = InMemoryCommandBus([RoomCommandHandlers(
             store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
-            logger: Logger(label: "test")).handlers])
+            operatorSeal: operators, logger: Logger(label: "test")).handlers])
     }
 
     func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
@@ -91,19 +92,36 @@ import Testing
     @Test func theLobbyIsFoundAndCannotBeRemoved() async throws {
         let lobby = try await send(LocateLobby())
         #expect(lobby.topic == "Lobby")
-        await #expect(throws: RequestError.self) { try await send(RemoveRoom(room: lobby.id, by: "admin")) }
+        await #expect(throws: RequestError.self) { try await send(operators.sealed(RemoveRoom(room: lobby.id, by: "admin"))) }
         #expect(try await send(LookupRoom(room: lobby.id)) == lobby)
     }
 
     @Test func anAdminRemovalRemovesAndAnnouncesIt() async throws {
         let room = try await create("Doomed")
-        _ = try await send(RemoveRoom(room: room.id, by: "root"))
+        // Unsealed, sealed with another key, or changed after sealing: refused, nothing removed.
+        let forged = [
+            RemoveRoom(room: room.id, by: "root"), TestKeys.operatorSeal().sealed(RemoveRoom(room: room.id, by: "root")),
+            { var moved = operators.sealed(RemoveRoom(room: 1, by: "root")); moved.room = room.id; return moved }(),
+        ]
+        for command in forged {
+            do {
+                _ = try await send(command)
+                Issue.record("a forged removal was carried out")
+            } catch {
+                guard case .refused(let refusal) = error else { Issue.record("\(error)"); continue }
+                #expect(refusal.code == .badParam && refusal.text.contains("operator key"))
+            }
+        }
+        #expect(try await send(LookupRoom(room: room.id)).id == room.id, "a forged removal removed nothing")
+        _ = try await send(operators.sealed(RemoveRoom(room: room.id, by: "root")))
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LookupRoom(room: room.id)) }
         guard case .removed(let removed, let reason) = events.published(RoomEvent.self).last else {
             Issue.record("no removed event"); return
         }
         #expect(removed == room.id && reason == "admin")
-        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(RemoveRoom(room: room.id, by: "root")) }
+        await #expect(throws: RequestError.refused(.noSuchChat)) {
+            try await send(operators.sealed(RemoveRoom(room: room.id, by: "root")))
+        }
     }
 
     @Test func expiryRemovesOnlyRoomsStillIdleAndARetryLearnsTheWholeOutcome() async throws {
@@ -112,7 +130,7 @@ import Testing
         let events = RecordedEvents()
         let bus = InMemoryCommandBus([RoomCommandHandlers(
             store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "t")),
-            logger: Logger(label: "t")).handlers])
+            operatorSeal: operators, logger: Logger(label: "t")).handlers])
         let point = MercatorPoint(x: 0.5, y: 0.5)!
         var idle: [RoomID] = []
         for i in 0..<3 {
@@ -124,7 +142,9 @@ import Testing
         let page = try await bus.send(SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(30))
         #expect(page == idle, "never the lobby, never a visited room")
         _ = try await store.join(idle[0], session: alice, nick: "Alice", nickVersion: 1, announce: false)  // a visit after the selection saves it
-        let command = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
+        let unsealed = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
+        await #expect(throws: RequestError.self) { try await bus.send(unsealed, within: .seconds(30)) }
+        let command = operators.sealed(unsealed)
         let removed = try await bus.send(command, within: .seconds(30))
         #expect(removed.sorted() == [idle[1], idle[2]])
         #expect(try await bus.send(command, within: .seconds(30)).sorted() == [idle[1], idle[2]], "the retry's answer")
@@ -134,7 +154,8 @@ import Testing
         #expect(announced.sorted() == [idle[1], idle[2]])
         await #expect(throws: RequestError.self) {
             try await bus.send(
-                RemoveIdleRooms(rooms: Array(1...Int64(Limits.maxRoomBatch + 1)), idleBeforeMs: cutoff, reason: "x", job: 1),
+                operators.sealed(
+                    RemoveIdleRooms(rooms: Array(1...Int64(Limits.maxRoomBatch + 1)), idleBeforeMs: cutoff, reason: "x", job: 1)),
                 within: .seconds(30))
         }
     }

@@ -484,9 +484,9 @@ def check_gateway_settings(code, workloads, services):
         # An internet-facing gateway serves no admin API and holds no admin secret.
         if str(w.env.get("GEOCHAT_ADMIN_API", "on")).strip().lower() != "off":
             problem(w.where, "GEOCHAT_ADMIN_API is not \"off\" on a public gateway: its admin API belongs on the admin gateway", "admin-api")
-        for secret in ("GEOCHAT_LOGIN_SEAL_KEY", "GEOCHAT_LOGIN_SEAL_KEY_FILE"):
+        for secret in ("GEOCHAT_LOGIN_SEAL_KEY", "GEOCHAT_LOGIN_SEAL_KEY_FILE", "GEOCHAT_OPERATOR_KEY", "GEOCHAT_OPERATOR_KEY_FILE"):
             if secret in w.env:
-                problem(w.where, f"{secret} is set on a public gateway: the login seal key belongs to the admin gateway and the session service only", "admin-api")
+                problem(w.where, f"{secret} is set on a public gateway: admin keys belong to the admin gateway and the services that check them", "admin-api")
         # Per-address limits: every one the code has must be on (rate and burst above 0).
         for key, default in sorted(code.address_rules.items()):
             base = "GEOCHAT_RATE_" + key.upper().replace(".", "_")
@@ -846,6 +846,8 @@ MUTATIONS = [
      lambda d: set_env(d, "geochat-gateway", "GEOCHAT_ADMIN_API", None)),
     ("the login seal key on an internet-facing gateway", "admin-api",
      lambda d: set_env(d, "geochat-gateway", "GEOCHAT_LOGIN_SEAL_KEY", "x")),
+    ("the operator key on an internet-facing gateway", "admin-api",
+     lambda d: set_env(d, "geochat-gateway", "GEOCHAT_OPERATOR_KEY", "x")),
     ("a per-address limit turned off on the gateway", "rate-limits",
      lambda d: set_env(d, "geochat-gateway", "GEOCHAT_RATE_START_ADDRESS_PER_S", "0")),
     ("a per-address burst of 0", "rate-limits",

@@ -21,7 +21,7 @@ extension AdminEndpoints {
         let token = BearerToken.generate()
         let tokenHash = BearerToken.hash(token)!
         let command = LogIn(
-            name: body.name, sealedPassword: loginSeal.seal(body.password, name: body.name, tokenHash: tokenHash),
+            name: body.name, sealedPassword: keys.login.seal(body.password, name: body.name, tokenHash: tokenHash),
             tokenHash: tokenHash, source: address)
         switch try await backend.send(command) {
         case .granted(let identity):

@@ -21,7 +21,7 @@ struct AdminEndpoints: Sendable {
     /// of others' bad ones, whatever address they share.
     var tokenChecks = LoginThrottle(limit: 60, window: .seconds(60))
     let grantedTokens = RecentlyGranted()
-    let loginSeal: LoginSeal
+    let keys: AdminKeys
     let logger: Logger
 
     var bans: BanList { sessions.bans }

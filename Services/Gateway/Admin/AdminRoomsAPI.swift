@@ -39,7 +39,7 @@ extension AdminEndpoints {
     func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
         do {
-            _ = try await backend.send(RemoveRoom(room: id, by: call.name))
+            _ = try await backend.send(keys.operatorCommands.sealed(RemoveRoom(room: id, by: call.name)))
         } catch {
             await backend.audit(call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused", error.message)
             throw error

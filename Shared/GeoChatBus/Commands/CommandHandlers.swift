@@ -64,6 +64,19 @@ public struct CommandHandlers: Sendable {
 
     public init(topic: String) { self.topic = topic }
 
+    /// Registers the handler of a command only operators' tools may send: one
+    /// without a valid `OperatorSeal` is refused (`bad_param`, nothing done) before the handler runs.
+    public mutating func on<Command: OperatorCommand>(
+        _ type: Command.Type, sealedWith seal: OperatorSeal, _ handler: @escaping Handler<Command>
+    ) {
+        on(type) { command, context in
+            guard seal.verifies(command) else {
+                throw ProtocolError(.badParam, "\(Command.name) is not sealed with this cluster's operator key (GEOCHAT_OPERATOR_KEY)")
+            }
+            return try await handler(command, context)
+        }
+    }
+
     /// Registers the handler of one command type. Handlers throw a `ProtocolError`
     /// to refuse; anything else they throw is answered `unavailable`.
     public mutating func on<Command: WireCommand>(_ type: Command.Type, _ handler: @escaping Handler<Command>) {

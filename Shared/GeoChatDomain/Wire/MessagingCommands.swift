@@ -36,15 +36,18 @@ public struct ReadHistory: MessagingWireCommand {
 }
 
 /// Deletes the messages of rooms the rooms service removed and tombstones their
-/// logs (idempotent). Sent by expiry after `RemoveIdleRooms`.
-public struct RemoveRoomMessages: MessagingWireCommand {
+/// logs (idempotent). Sent by expiry after `RemoveIdleRooms`, sealed
+/// (`OperatorSeal`): refused without it.
+public struct RemoveRoomMessages: MessagingWireCommand, OperatorCommand {
     public typealias Reply = Done
     public static let name = "removeRooms"
     public var rooms: [RoomID]
     /// The expiry job and batch asking: batches of one job are cleared side by side.
     public var job: Int64
     public var batch: Int
+    public var seal: String?
     public var partitionKey: String? { "expiry-\(job)-\(batch)" }
+    public var sealedFields: [String] { [rooms.map(String.init).joined(separator: ","), String(job), String(batch)] }
 
     public init(rooms: [RoomID], job: Int64, batch: Int) {
         self.rooms = rooms

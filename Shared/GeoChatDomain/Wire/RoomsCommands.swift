@@ -134,14 +134,19 @@ public struct SelectIdleRooms: RoomsWireCommand {
 /// memberships, tombstoned under `reason`. Answered with every one of `rooms`
 /// removed under `reason`, now or by an earlier attempt, so a retry after a
 /// lost reply learns the whole outcome.
-public struct RemoveIdleRooms: RoomsWireCommand {
+/// Sealed by expiry (`OperatorSeal`): refused without it.
+public struct RemoveIdleRooms: RoomsWireCommand, OperatorCommand {
     public typealias Reply = [RoomID]
     public static let name = "removeIdleRooms"
     public var rooms: [RoomID]
     public var idleBeforeMs: Int64
     public var reason: String
     public var job: Int64
+    public var seal: String?
     public var partitionKey: String? { "expiry-\(job)" }
+    public var sealedFields: [String] {
+        [rooms.map(String.init).joined(separator: ","), String(idleBeforeMs), reason, String(job)]
+    }
 
     public init(rooms: [RoomID], idleBeforeMs: Int64, reason: String, job: Int64) {
         self.rooms = rooms
@@ -167,13 +172,16 @@ public struct ListRoomsForAdmin: RoomsWireCommand {
 }
 
 /// Administration: removes a room now (never the lobby); memberships go with it,
-/// the `removed` event makes messaging delete its messages.
-public struct RemoveRoom: RoomsWireCommand {
+/// the `removed` event makes messaging delete its messages. Sealed by the
+/// admin gateway (`OperatorSeal`): refused without it.
+public struct RemoveRoom: RoomsWireCommand, OperatorCommand {
     public typealias Reply = Done
     public static let name = "adminRemove"
     public var room: RoomID
     public var by: String
+    public var seal: String?
     public var partitionKey: String? { String(room) }
+    public var sealedFields: [String] { [String(room), by] }
 
     public init(room: RoomID, by: String) {
         self.room = room
