@@ -1,561 +1,466 @@
 // GeoChat web map: rooms on a Leaflet map, chat over the JSON API (/api/v1) and Server-Sent Events.
-// Plain JS, no build step. User text only ever goes into the page through textContent.
-'use strict';
+// Plain JS modules, no build step. User text only ever goes into the page through textContent.
+import { api, auth, humanError, isNetworkError, link } from './api.js';
+import { DEFAULT_SETTINGS, addBaseMap, loadSettings } from './basemap.js';
+import { Chats } from './chat.js';
+import { addLocateControl, setUpPlaceSearch } from './places.js';
+import { ROOM_MAX_ZOOM, RoomsOnMap } from './rooms.js';
 
-(function () {
-  const API = '/api/v1';
-  const MAX_LAT = 85.0511287798; // Web Mercator's edge
-  const ROOM_MAX_ZOOM = 17;
-  const MOVE_DEBOUNCE_MS = 250;
+const MAX_LAT = 85.0511287798;
+const INFO_MS = 4000;
+const URL_DEBOUNCE_MS = 300;
+const NICK = /^[A-Za-z][A-Za-z0-9_]*$/;
 
-  const $ = (id) => document.getElementById(id);
-  const el = {
-    nick: $('nick'), nickForm: $('nick-form'), nickSave: $('nick-save'), whoami: $('whoami'), status: $('status'),
-    map: $('map'),
-    newRoom: $('new-room'), newRoomWhere: $('new-room-where'), newRoomTopic: $('new-room-topic'),
-    newRoomCancel: $('new-room-cancel'),
-    chat: $('chat'), chatTitle: $('chat-title'), participants: $('participants'), messages: $('messages'),
-    say: $('say'), sayText: $('say-text'), leave: $('leave'),
-  };
+const $ = (id) => document.getElementById(id);
+const el = {
+  nick: $('nick'), nickForm: $('nick-form'), nickSave: $('nick-save'), nickCount: $('nick-count'), whoami: $('whoami'),
+  status: $('status'), conn: $('conn'), connText: $('conn-text'), announcer: $('announcer'),
+  placeForm: $('place-search'), placeQuery: $('place-query'), placeResults: $('place-results'),
+  side: $('side'), roomsToggle: $('rooms-toggle'),
+  joinedSection: $('joined-section'), joinedList: $('joined-list'),
+  roomList: $('room-list'), inViewCount: $('in-view-count'), roomListEmpty: $('room-list-empty'), roomListMore: $('room-list-more'),
+  map: $('map'),
+  newRoom: $('new-room'), newRoomWhere: $('new-room-where'), newRoomTopic: $('new-room-topic'), newRoomCount: $('new-room-count'),
+  newRoomCancel: $('new-room-cancel'),
+  chat: $('chat'), chatTitle: $('chat-title'), chatHide: $('chat-hide'), leave: $('leave'),
+  participants: $('participants'), messages: $('messages'), older: $('older'), olderLoad: $('older-load'),
+  say: $('say'), sayText: $('say-text'), sayCount: $('say-count'),
+};
 
-  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const codePoints = (s) => [...s].length;
+let settings = DEFAULT_SETTINGS;
 
-  // ------------------------------------------------------------------ status line
+// ------------------------------------------------------------------ the status line: errors until they recover
 
-  let statusTimer = null;
-  function status(text, isError) {
-    el.status.textContent = text;
-    el.status.classList.toggle('error', !!isError);
+const notices = {
+  errors: new Map(), // key -> {text, network}
+  infoText: '',
+  timer: null,
+  report(key, text, options = {}) {
+    this.errors.delete(key);
+    this.errors.set(key, { text, network: !!options.network });
+    this.render();
+  },
+  recover(key) {
+    if (this.errors.delete(key)) this.render();
+  },
+  recoverNetwork() {
+    for (const [key, error] of this.errors) if (error.network) this.errors.delete(key);
+    this.render();
+  },
+  info(text) {
+    this.infoText = text;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.infoText = ''; this.render(); }, INFO_MS);
+    this.render();
+  },
+  render() {
+    const latest = [...this.errors.values()].pop();
+    const text = latest ? latest.text : this.infoText;
+    if (el.status.textContent !== text) el.status.textContent = text;
+    el.status.classList.toggle('error', !!latest);
     el.status.title = text;
-    clearTimeout(statusTimer);
-    if (text && !isError) statusTimer = setTimeout(() => { el.status.textContent = ''; }, 4000);
-  }
-  function showError(err) {
-    status(err && err.message ? err.message : String(err), true);
-  }
+  },
+};
 
-  // ------------------------------------------------------------------ API client
+// ------------------------------------------------------------------ the connection indicator
 
-  class ApiError extends Error {
-    constructor(status, detail, code) {
-      super(detail);
-      this.status = status;
-      this.code = code;
-    }
-  }
-
-  const auth = {
-    session: sessionStorage.getItem('geochat.session'),
-    nick: sessionStorage.getItem('geochat.nick'),
-    set(session, nick) {
-      this.session = session;
-      this.nick = nick;
-      if (session) {
-        sessionStorage.setItem('geochat.session', session);
-        sessionStorage.setItem('geochat.nick', nick);
-      } else {
-        sessionStorage.removeItem('geochat.session');
-        sessionStorage.removeItem('geochat.nick');
-      }
-      renderWho();
-    },
+function renderConnection(state) {
+  const streaming = link.stream === 'open';
+  const words = {
+    live: streaming ? 'Live' : 'Online',
+    reconnecting: link.wasLive ? 'Reconnecting…' : 'Connecting…',
+    offline: 'Offline',
   };
+  el.conn.dataset.state = state;
+  el.connText.textContent = words[state];
+  el.conn.title = {
+    live: streaming ? 'Connected: new messages arrive as they are sent' : 'Connected',
+    reconnecting: 'The connection dropped; trying again',
+    offline: 'No connection to GeoChat; the page keeps trying',
+  }[state];
+}
 
-  async function api(method, path, body, options) {
-    const headers = { Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (auth.session) headers.Authorization = 'Bearer ' + auth.session;
-    let response;
+link.listeners.add((state, previous) => {
+  renderConnection(state);
+  if (state === 'live' && previous && previous !== 'live') {
+    notices.recoverNetwork();
+    if (previous === 'offline') rooms.refresh();
+  }
+});
+window.addEventListener('offline', () => link.changed());
+window.addEventListener('online', () => {
+  link.changed();
+  rooms.refresh();
+  chats.reconnect();
+});
+
+// ------------------------------------------------------------------ length counters
+
+// The length error of a box (key) clears as soon as the box is within its limit again.
+function counter(input, output, limit, key) {
+  const update = () => {
+    const n = codePoints(input.value.trim());
+    const max = limit();
+    const over = n > max;
+    output.textContent = n + '/' + max + (over ? ' (too long)' : '');
+    output.classList.toggle('over', over);
+    if (over) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
+    if (!over) notices.recover(key);
+  };
+  input.addEventListener('input', update);
+  update();
+  return update;
+}
+
+const updateNickCount = counter(el.nick, el.nickCount, () => settings.limits.nick, 'nick');
+const updateTopicCount = counter(el.newRoomTopic, el.newRoomCount, () => settings.limits.topic, 'topic-length');
+const updateSayCount = counter(el.sayText, el.sayCount, () => settings.limits.message, 'message-length');
+
+// The server's limits: nicknames are ASCII (one unit a character); topics and messages count code points,
+// so their boxes take up to two UTF-16 units a character and the counter tells what is too long.
+function applyLimits() {
+  el.nick.maxLength = settings.limits.nick;
+  el.nick.pattern = '[A-Za-z][A-Za-z0-9_]{0,' + (settings.limits.nick - 1) + '}';
+  el.newRoomTopic.maxLength = 2 * settings.limits.topic;
+  el.sayText.maxLength = 2 * settings.limits.message;
+  for (const update of [updateNickCount, updateTopicCount, updateSayCount]) update();
+}
+
+function tooLong(text, max, what, key) {
+  const n = codePoints(text);
+  if (n <= max) return false;
+  const over = n - max;
+  notices.report(key, what + ' is ' + over + (over === 1 ? ' character' : ' characters') + ' too long (at most ' + max + ')');
+  return true;
+}
+
+// ------------------------------------------------------------------ the session (nickname)
+
+function renderWho() {
+  el.whoami.textContent = auth.session ? 'as ' + auth.nick : 'not signed in';
+  el.nickSave.textContent = auth.session ? 'Rename' : 'Start';
+  if (auth.nick && document.activeElement !== el.nick) el.nick.value = auth.nick;
+  updateNickCount();
+}
+
+async function renameOrStart(nick) {
+  if (auth.session) {
     try {
-      response = await fetch(API + path, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-        signal: options && options.signal,
-      });
+      const out = await api('PATCH', '/session', { nick });
+      auth.set(out.session || auth.session, out.nick || nick);
+      return 'Renamed to ' + auth.nick;
     } catch (e) {
-      if (e.name === 'AbortError') throw e;
-      throw new ApiError(0, 'Network error: ' + method + ' ' + path + ' (' + e.message + ')', 'network');
-    }
-    if (response.status === 204) return null;
-    const type = response.headers.get('Content-Type') || '';
-    let data = null;
-    if (type.includes('json')) {
-      try { data = await response.json(); } catch (e) { data = null; }
-    }
-    if (!response.ok) {
-      let detail = (data && (data.detail || data.title)) || (response.status + ' ' + response.statusText);
-      if (response.status === 401 && auth.session) {
-        auth.set(null, null); // the session ended (expired, or deleted elsewhere)
-        detail += ' — choose your nickname again';
-      }
-      throw new ApiError(response.status, detail, data && data.code);
-    }
-    return data;
-  }
-
-  // ------------------------------------------------------------------ session (nickname)
-
-  const NICK = /^[A-Za-z][A-Za-z0-9_]{0,31}$/;
-
-  function renderWho() {
-    el.whoami.textContent = auth.session ? 'as ' + auth.nick : 'not signed in';
-    el.nickSave.textContent = auth.session ? 'Rename' : 'Start';
-    if (auth.nick && document.activeElement !== el.nick) el.nick.value = auth.nick;
-  }
-
-  async function saveNick() {
-    const nick = el.nick.value.trim();
-    if (!NICK.test(nick)) {
-      status('A nickname is a letter, then letters, digits or _, up to 32 characters', true);
-      return;
-    }
-    try {
-      if (auth.session && nick === auth.nick) { status('You are ' + nick); return; }
-      if (auth.session) {
-        try {
-          const out = await api('PATCH', '/session', { nick });
-          auth.set(out.session || auth.session, out.nick || nick);
-          status('Renamed to ' + auth.nick);
-          return;
-        } catch (e) {
-          if (e.status !== 401 && e.status !== 404) throw e;
-          auth.set(null, null); // the session expired: start a new one
-        }
-      }
-      const out = await api('POST', '/sessions', { nick });
-      auth.set(out.session, out.nick || nick);
-      status('Signed in as ' + auth.nick);
-      if (current) join(current.id);
-    } catch (e) {
-      showError(e);
+      if (e.status !== 401 && e.status !== 404) throw e;
+      auth.set(null, null); // the session expired: start a new one
     }
   }
+  const out = await api('POST', '/sessions', { nick });
+  auth.set(out.session, out.nick || nick);
+  return 'Signed in as ' + auth.nick;
+}
 
-  el.nickForm.addEventListener('submit', (ev) => { ev.preventDefault(); saveNick(); });
-
-  async function needSession() {
-    if (auth.session) return true;
-    status('Choose a nickname first', true);
+async function saveNick() {
+  const nick = el.nick.value.trim();
+  const max = settings.limits.nick;
+  if (!NICK.test(nick) || nick.length > max) {
+    notices.report('nick', 'A nickname is a letter, then letters, digits or _, up to ' + max + ' characters');
     el.nick.focus();
-    return false;
+    return;
   }
-
-  // ------------------------------------------------------------------ map and base layer
-
-  const map = L.map(el.map, {
-    center: [30, 10], zoom: 2, minZoom: 1, maxZoom: 18, worldCopyJump: true,
-    zoomSnap: 1, attributionControl: true, preferCanvas: false,
-  });
-  map.attributionControl.setPrefix(false);
-  map.attributionControl.addAttribution('Land: Natural Earth (public domain)');
-
-  const baseRenderer = L.canvas({ padding: 0.5 }); // land and graticule: many paths, no events
-  const graticule = L.layerGroup().addTo(map);
-  const graticuleStyle = { color: '#8fb0c9', weight: 1, opacity: 0.6, interactive: false, renderer: baseRenderer };
-  const graticuleMajor = { color: '#6f95b3', weight: 1.3, opacity: 0.8, interactive: false, renderer: baseRenderer };
-
-  function graticuleStep(zoom) {
-    if (zoom <= 2) return 30;
-    if (zoom <= 3) return 15;
-    if (zoom <= 4) return 10;
-    if (zoom <= 5) return 5;
-    if (zoom <= 7) return 2;
-    if (zoom <= 8) return 1;
-    if (zoom <= 10) return 0.5;
-    if (zoom <= 12) return 0.1;
-    if (zoom <= 14) return 0.05;
-    return 0.01;
+  if (auth.session && nick === auth.nick) { notices.recover('nick'); notices.info('You are ' + nick); return; }
+  try {
+    notices.info(await renameOrStart(nick));
+    notices.recover('nick');
+  } catch (e) {
+    notices.report('nick', humanError(e, 'Nickname not saved'), { network: isNetworkError(e) });
   }
+}
 
-  function drawGraticule() {
-    graticule.clearLayers();
-    const step = graticuleStep(map.getZoom());
-    const b = map.getBounds().pad(0.2);
-    const south = Math.max(-MAX_LAT, b.getSouth()), north = Math.min(MAX_LAT, b.getNorth());
-    const west = b.getWest(), east = b.getEast();
-    const lat0 = Math.ceil(south / step), lat1 = Math.floor(north / step);
-    const lon0 = Math.ceil(west / step), lon1 = Math.floor(east / step);
-    if (lat1 - lat0 > 200 || lon1 - lon0 > 400) return;
-    for (let i = lat0; i <= lat1; i++) {
-      const lat = i * step;
-      graticule.addLayer(L.polyline([[lat, west], [lat, east]], i === 0 ? graticuleMajor : graticuleStyle));
-    }
-    for (let i = lon0; i <= lon1; i++) {
-      const lon = i * step;
-      graticule.addLayer(L.polyline([[south, lon], [north, lon]], i % Math.round(360 / step) === 0 ? graticuleMajor : graticuleStyle));
-    }
-  }
+el.nickForm.addEventListener('submit', (ev) => { ev.preventDefault(); saveNick(); });
 
-  let land = null;
-  fetch('/map/world.geojson')
-    .then((r) => { if (!r.ok) throw new Error('world.geojson: ' + r.status); return r.json(); })
-    .then((world) => {
-      // Three copies, so that panning across the antimeridian shows land on both sides.
-      const shifted = (dx) => ({
-        type: 'FeatureCollection',
-        features: world.features.map((f) => ({
-          type: 'Feature', properties: f.properties,
-          geometry: {
-            type: f.geometry.type,
-            coordinates: f.geometry.type === 'Polygon'
-              ? f.geometry.coordinates.map((ring) => ring.map(([x, y]) => [x + dx, y]))
-              : f.geometry.coordinates.map((poly) => poly.map((ring) => ring.map(([x, y]) => [x + dx, y]))),
-          },
-        })),
-      });
-      land = L.layerGroup([-360, 0, 360].map((dx) => L.geoJSON(shifted(dx), {
-        interactive: false, renderer: baseRenderer,
-        style: { color: '#b9ae96', weight: 0.8, fillColor: '#f3efe4', fillOpacity: 1 },
-      })));
-      land.addTo(map);
-      land.eachLayer((l) => l.bringToBack());
-      el.map.dataset.land = 'loaded';
-    })
-    .catch((e) => { el.map.dataset.land = 'failed'; status('Coastlines not loaded: ' + e.message, true); });
-
-  // ------------------------------------------------------------------ rooms on the map
-
-  const markers = new Map(); // room id -> L.Marker
-  const rooms = new Map(); // room id -> Room
-
-  const RoomIcon = L.DivIcon.extend({
-    createIcon(old) {
-      const div = L.DivIcon.prototype.createIcon.call(this, old);
-      div.dataset.roomId = String(this.options.room.id);
-      div.title = this.options.room.topic;
-      div.classList.toggle('active', !!(current && current.id === this.options.room.id));
-      return div;
-    },
-  });
-
-  function roomIcon(room) {
-    const html = document.createElement('div');
-    const pin = document.createElement('span');
-    pin.className = 'pin';
-    const topic = document.createElement('span');
-    topic.className = 'topic';
-    topic.textContent = room.topic;
-    html.append(pin, topic);
-    return new RoomIcon({ className: 'room-marker', html, iconSize: [12, 12], iconAnchor: [6, 6], room });
-  }
-
-  function showRoom(room) {
-    rooms.set(room.id, room);
-    let marker = markers.get(room.id);
-    if (marker) {
-      const old = marker.options.icon.options.room;
-      if (old.topic !== room.topic || old.latitude !== room.latitude || old.longitude !== room.longitude) {
-        marker.setLatLng([room.latitude, nearLon(room.longitude)]);
-        marker.setIcon(roomIcon(room));
-      }
-      return marker;
-    }
-    marker = L.marker([room.latitude, nearLon(room.longitude)], {
-      icon: roomIcon(room), keyboard: true, title: room.topic, riseOnHover: true,
-    });
-    marker.on('click', () => openRoom(room.id));
-    marker.addTo(map);
-    markers.set(room.id, marker);
-    return marker;
-  }
-
-  // The copy of a longitude nearest the map's centre (the map may show longitudes beyond ±180).
-  function nearLon(lon) {
-    const c = map.getCenter().lng;
-    return lon + 360 * Math.round((c - lon) / 360);
-  }
-
-  function markActive() {
-    for (const [id, marker] of markers) {
-      const node = marker.getElement();
-      if (node) node.classList.toggle('active', !!(current && current.id === id));
-    }
-  }
-
-  // The visible box in degrees, split in two where it crosses the antimeridian.
-  function visibleBoxes() {
-    const b = map.getBounds();
-    const south = clamp(b.getSouth(), -MAX_LAT, MAX_LAT), north = clamp(b.getNorth(), -MAX_LAT, MAX_LAT);
-    let west = b.getWest(), east = b.getEast();
-    if (east - west >= 360) return [{ south, west: -180, north, east: 180 }];
-    const wrap = (x) => ((x + 180) % 360 + 360) % 360 - 180;
-    west = wrap(west); east = wrap(east);
-    if (east === -180) east = 180;
-    if (west <= east) return [{ south, west, north, east }];
-    return [{ south, west, north, east: 180 }, { south, west: -180, north, east }];
-  }
-
-  let fetching = false, fetchAgain = false, moveTimer = null;
-
-  async function refreshRooms() {
-    if (fetching) { fetchAgain = true; return; }
-    fetching = true;
-    fetchAgain = false;
-    const zoom = Math.round(map.getZoom());
-    const minZoom = clamp(zoom - 3, 0, ROOM_MAX_ZOOM), maxZoom = clamp(zoom + 3, 0, ROOM_MAX_ZOOM);
-    try {
-      const found = new Map();
-      for (const box of visibleBoxes()) {
-        const q = new URLSearchParams({
-          south: box.south.toFixed(6), west: box.west.toFixed(6), north: box.north.toFixed(6), east: box.east.toFixed(6),
-          minZoom: String(minZoom), maxZoom: String(maxZoom),
-        });
-        const out = await api('GET', '/rooms?' + q);
-        for (const room of (out && out.rooms) || []) found.set(room.id, room);
-      }
-      for (const [id, marker] of markers) {
-        if (!found.has(id) && !(current && current.id === id)) {
-          marker.remove();
-          markers.delete(id);
-        }
-      }
-      for (const room of found.values()) showRoom(room);
-      el.map.dataset.rooms = String(found.size);
-      el.map.dataset.roomsLoaded = String(Date.now());
-    } catch (e) {
-      showError(e);
-    } finally {
-      fetching = false;
-      if (fetchAgain) refreshRooms();
-    }
-  }
-
-  function onMoveEnd() {
-    drawGraticule();
-    for (const marker of markers.values()) { // keep markers on the world copy in view
-      const room = marker.options.icon.options.room;
-      const lon = nearLon(room.longitude);
-      if (lon !== marker.getLatLng().lng) marker.setLatLng([room.latitude, lon]);
-    }
-    clearTimeout(moveTimer);
-    moveTimer = setTimeout(refreshRooms, MOVE_DEBOUNCE_MS);
-  }
-  map.on('moveend', onMoveEnd);
-
-  // ------------------------------------------------------------------ creating a room
-
-  let pending = null; // {latlng, marker}
-
-  function closeNewRoom() {
-    if (pending && pending.marker) pending.marker.remove();
-    pending = null;
-    el.newRoom.hidden = true;
-  }
-
-  map.on('click', (ev) => {
-    closeNewRoom();
-    const lat = clamp(ev.latlng.lat, -MAX_LAT, MAX_LAT), lng = ev.latlng.wrap().lng;
-    pending = {
-      lat, lng,
-      marker: L.circleMarker(ev.latlng, { radius: 6, color: '#d9480f', weight: 2, fillOpacity: 0.3, interactive: false }).addTo(map),
-    };
-    el.newRoomWhere.textContent = lat.toFixed(4) + ', ' + lng.toFixed(4) + ' (zoom ' + clamp(Math.round(map.getZoom()), 0, ROOM_MAX_ZOOM) + ')';
-    el.newRoomTopic.value = '';
-    el.newRoom.hidden = false;
-    el.newRoomTopic.focus();
-  });
-
-  el.newRoomCancel.addEventListener('click', closeNewRoom);
-  el.newRoom.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') closeNewRoom(); });
-  // Clicks and keys in the form stay out of the map.
-  L.DomEvent.disableClickPropagation(el.newRoom);
-  L.DomEvent.disableScrollPropagation(el.newRoom);
-
-  el.newRoom.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    if (!pending) return;
-    const topic = el.newRoomTopic.value.trim();
-    if (!topic) { status('A room needs a topic', true); el.newRoomTopic.focus(); return; }
-    if (!(await needSession())) return;
-    const at = pending;
-    try {
-      const room = await api('POST', '/rooms', {
-        latitude: at.lat, longitude: at.lng, zoom: clamp(Math.round(map.getZoom()), 0, ROOM_MAX_ZOOM), topic,
-      });
-      closeNewRoom();
-      showRoom(room);
-      status('Created room “' + room.topic + '”');
-      openRoom(room.id);
-    } catch (e) {
-      showError(e);
-    }
-  });
-
-  // ------------------------------------------------------------------ the chat panel
-
-  let current = null; // {id, room, source, lastId, messageIds: Set, reconnectTimer}
-
-  async function openRoom(id) {
-    if (current && current.id === id) { el.sayText.focus(); return; }
-    await closeRoom(true);
-    const room = rooms.get(id) || { id, topic: 'Room ' + id };
-    current = { id, room, source: null, lastId: 0, messageIds: new Set(), reconnectTimer: null };
-    el.chat.hidden = false;
-    el.chat.dataset.roomId = String(id);
-    el.chatTitle.textContent = room.topic;
-    el.messages.replaceChildren();
-    el.participants.replaceChildren();
-    markActive();
-    map.invalidateSize();
-    const mine = current;
-    if (!rooms.has(id)) {
-      api('GET', '/rooms/' + id).then((r) => {
-        if (current === mine) { mine.room = r; el.chatTitle.textContent = r.topic; }
-      }).catch(showError);
-    }
-    if (auth.session) await join(id); else status('Choose a nickname to join and talk', true);
-    if (current !== mine) return;
-    // The stream starts with the room's latest messages and its participants, then pushes news.
-    listen(mine);
-    // A reader is present while it shows signs of life, as a polling phone does once a second:
-    // the stream carries no session (EventSource sends no headers), so every 20 s the panel
-    // asks for the participants with its session (well inside the 60 s presence timeout).
-    mine.heartbeat = setInterval(() => {
-      if (current !== mine || !auth.session) return;
-      api('GET', '/rooms/' + id + '/participants')
-        .then((people) => { if (current === mine && people) showParticipants(people.participants || []); })
-        .catch(() => {});
-    }, 20000);
-    if (auth.session && document.activeElement !== el.nick) el.sayText.focus();
-    try {
-      const people = await api('GET', '/rooms/' + id + '/participants');
-      if (current === mine && !mine.sawParticipants) showParticipants((people && people.participants) || []);
-    } catch (e) {
-      showError(e);
-    }
-  }
-
-  async function join(id) {
-    try {
-      await api('POST', '/rooms/' + id + '/join');
-    } catch (e) {
-      showError(e);
-    }
-  }
-
-  function listen(room) {
-    const url = API + '/rooms/' + room.id + '/events' + (room.lastId ? '?after=' + room.lastId : '');
-    const source = new EventSource(url);
-    room.source = source;
-    source.addEventListener('open', () => {
-      if (current === room) el.chat.dataset.live = 'open';
-    });
-    source.addEventListener('message', (ev) => {
-      if (current !== room) return;
-      try { addMessage(JSON.parse(ev.data)); } catch (e) { status('Bad message event: ' + e.message, true); }
-    });
-    source.addEventListener('participants', (ev) => {
-      if (current !== room) return;
-      room.sawParticipants = true;
-      try { showParticipants(JSON.parse(ev.data).participants || []); } catch (e) { status('Bad participants event: ' + e.message, true); }
-    });
-    source.addEventListener('gone', () => {
-      if (current !== room) return;
-      status('This room is gone', true);
-      closeRoom(false);
-      const marker = markers.get(room.id);
-      if (marker) { marker.remove(); markers.delete(room.id); }
-    });
-    source.addEventListener('error', (ev) => {
-      if (current !== room) return;
-      if (ev.data) { // an `error` event the server sent (a problem document) before it ends the stream
-        try { status(JSON.parse(ev.data).detail || 'Live updates failed', true); } catch (e) { status('Live updates failed', true); }
-      }
-      el.chat.dataset.live = 'reconnecting';
-      if (source.readyState === EventSource.CLOSED) {
-        // The browser gave up (an error status, not an event stream): try again ourselves, from the last id.
-        status('Live updates interrupted; reconnecting…', true);
-        room.reconnectTimer = setTimeout(() => { if (current === room) listen(room); }, 3000);
-      }
-    });
-  }
-
-  async function closeRoom(sayLeave) {
-    const room = current;
-    if (!room) return;
-    current = null;
-    if (room.source) room.source.close();
-    clearTimeout(room.reconnectTimer);
-    clearInterval(room.heartbeat);
-    el.chat.hidden = true;
-    delete el.chat.dataset.roomId;
-    delete el.chat.dataset.live;
-    markActive();
-    map.invalidateSize();
-    if (sayLeave && auth.session) {
-      try { await api('POST', '/rooms/' + room.id + '/leave'); } catch (e) { showError(e); }
-    }
-  }
-
-  function timeOf(iso) {
-    const d = new Date(iso);
-    return isNaN(d) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  }
-
-  function addMessage(m) {
-    if (!current || (m.room !== undefined && Number(m.room) !== current.id)) return;
-    if (current.messageIds.has(m.id)) return;
-    current.messageIds.add(m.id);
-    current.lastId = Math.max(current.lastId, m.id);
-    const li = document.createElement('li');
-    li.className = 'message';
-    if (auth.nick && m.nick === auth.nick) li.classList.add('mine');
-    li.dataset.messageId = String(m.id);
-    const time = document.createElement('span');
-    time.className = 'time';
-    time.textContent = timeOf(m.addedAt);
-    time.title = m.addedAt || '';
-    const nick = document.createElement('span');
-    nick.className = 'nick';
-    nick.textContent = m.nick;
-    const text = document.createElement('span');
-    text.className = 'text';
-    text.textContent = m.text;
-    li.append(time, nick, text);
-    // In id order: a late history answer may come after live messages.
-    let before = null;
-    for (let n = el.messages.lastElementChild; n; n = n.previousElementSibling) {
-      if (Number(n.dataset.messageId) < m.id) break;
-      before = n;
-    }
-    const atBottom = el.messages.scrollHeight - el.messages.scrollTop - el.messages.clientHeight < 40;
-    el.messages.insertBefore(li, before);
-    if (atBottom || (auth.nick && m.nick === auth.nick)) el.messages.scrollTop = el.messages.scrollHeight;
-  }
-
-  function showParticipants(list) {
-    el.participants.replaceChildren(...list.map((name) => {
-      const li = document.createElement('li');
-      li.textContent = name;
-      return li;
-    }));
-  }
-
-  el.say.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    if (!current) return;
-    const text = el.sayText.value;
-    if (!text.trim()) return;
-    if (!(await needSession())) return;
-    const room = current;
-    el.sayText.value = '';
-    try {
-      const m = await api('POST', '/rooms/' + room.id + '/messages', { text });
-      if (current === room && m && m.id !== undefined) addMessage(m);
-    } catch (e) {
-      if (current === room && !el.sayText.value) el.sayText.value = text; // give it back to retry
-      showError(e);
-    }
-  });
-
-  el.leave.addEventListener('click', () => closeRoom(true));
-
-  // ------------------------------------------------------------------ start
-
+auth.listeners.add(() => {
   renderWho();
-  drawGraticule();
-  refreshRooms();
-  window.addEventListener('pagehide', () => { if (current && current.source) current.source.close(); });
+  chats.sessionChanged();
+  if (!auth.session) notices.report('session', 'Your session ended; choose your nickname again');
+  else notices.recover('session');
+});
 
-  // For tests and the console.
-  window.geochat = { map, rooms, markers, openRoom, closeRoom, refreshRooms, get current() { return current; } };
-})();
+function needSession() {
+  if (auth.session) return true;
+  notices.report('session', 'Choose a nickname first');
+  el.nick.focus();
+  return false;
+}
+
+// ------------------------------------------------------------------ the map
+
+const map = L.map(el.map, {
+  center: [30, 10], zoom: 2, minZoom: 1, maxZoom: DEFAULT_SETTINGS.tiles.maxZoom, worldCopyJump: true,
+  zoomSnap: 1, attributionControl: true,
+});
+map.attributionControl.setPrefix(false);
+
+let chats = null; // the rooms' hooks ask it; it is made right after them
+const rooms = new RoomsOnMap(map, {
+  map: el.map, list: el.roomList, count: el.inViewCount, empty: el.roomListEmpty, more: el.roomListMore,
+}, {
+  open: (id) => openRoom(id),
+  activeRoom: () => chats && chats.current && chats.current.room,
+  unread: (id) => (chats ? chats.unread(id) : 0),
+  notices,
+});
+
+chats = new Chats(el, {
+  rooms,
+  notices,
+  announce,
+  roomLoaded: (room) => rooms.remember(room),
+  changed: ({ push } = {}) => pageChanged(push),
+});
+
+function openRoom(id) {
+  closeNewRoom();
+  return chats.open(id);
+}
+
+// ------------------------------------------------------------------ announcements (screen readers)
+
+function announce(text) {
+  const line = document.createElement('p');
+  line.textContent = text;
+  el.announcer.append(line);
+  while (el.announcer.childElementCount > 5) el.announcer.firstElementChild.remove();
+}
+
+// ------------------------------------------------------------------ a new room: an explicit action
+
+let pending = null; // {marker, follow}: follow, the spot is the map's centre until the map is clicked
+
+function pendingPlace() {
+  const at = pending.marker.getLatLng();
+  return {
+    latitude: clamp(at.lat, -MAX_LAT, MAX_LAT), longitude: at.wrap().lng,
+    zoom: clamp(Math.round(map.getZoom()), 0, ROOM_MAX_ZOOM),
+  };
+}
+
+function showWhere() {
+  if (!pending) return;
+  const p = pendingPlace();
+  el.newRoomWhere.textContent = p.latitude.toFixed(4) + ', ' + p.longitude.toFixed(4) + ', for zoom ' + p.zoom;
+  el.newRoom.dataset.zoom = String(p.zoom);
+}
+
+function openNewRoom(latlng) {
+  closeNewRoom();
+  pending = {
+    follow: !latlng,
+    marker: L.circleMarker(latlng || map.getCenter(), {
+      radius: 7, color: '#d9480f', weight: 2, fillOpacity: 0.3, interactive: false,
+    }).addTo(map),
+  };
+  el.newRoomTopic.value = '';
+  updateTopicCount();
+  showWhere();
+  el.newRoom.hidden = false;
+  el.newRoomTopic.focus();
+}
+
+function closeNewRoom(restoreFocus) {
+  if (!pending) return;
+  pending.marker.remove();
+  pending = null;
+  el.newRoom.hidden = true;
+  notices.recover('create');
+  notices.recover('topic-length');
+  if (restoreFocus) document.getElementById('new-room-here').focus();
+}
+
+map.on('move', () => {
+  if (pending && pending.follow) pending.marker.setLatLng(map.getCenter());
+  showWhere();
+});
+map.on('zoomend', showWhere);
+// A click on the map moves the spot of an open form; it never opens one (a double-click zooms).
+map.on('click', (ev) => {
+  if (!pending) return;
+  pending.follow = false;
+  pending.marker.setLatLng(ev.latlng);
+  showWhere();
+});
+map.on('contextmenu', (ev) => openNewRoom(ev.latlng)); // right-click or long press: a room right there
+
+const NewRoomControl = L.Control.extend({
+  options: { position: 'topright' },
+  onAdd() {
+    const box = L.DomUtil.create('div', 'leaflet-bar map-button');
+    const button = L.DomUtil.create('button', 'new-room-here', box);
+    button.type = 'button';
+    button.id = 'new-room-here';
+    button.textContent = '+ New room here';
+    button.title = 'Start a room at the centre of the map';
+    L.DomEvent.disableClickPropagation(box); // inside the map: Leaflet's own way, the map clears it
+    button.addEventListener('click', () => openNewRoom(null));
+    return box;
+  },
+});
+map.addControl(new NewRoomControl());
+
+el.newRoomCancel.addEventListener('click', () => closeNewRoom(true));
+el.newRoom.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') closeNewRoom(true); });
+
+el.newRoom.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  if (!pending) return;
+  const topic = el.newRoomTopic.value.trim();
+  if (!topic) { notices.report('create', 'A room needs a topic'); el.newRoomTopic.focus(); return; }
+  if (tooLong(topic, settings.limits.topic, 'The topic', 'topic-length')) return;
+  if (!needSession()) return;
+  try {
+    const room = await api('POST', '/rooms', { ...pendingPlace(), topic });
+    closeNewRoom();
+    rooms.remember(room);
+    notices.info('Created room “' + room.topic + '”');
+    await openRoom(room.id);
+  } catch (e) {
+    notices.report('create', humanError(e, 'Room not created'), { network: isNetworkError(e) });
+  }
+});
+
+// ------------------------------------------------------------------ the chat panel's controls
+
+el.say.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const text = el.sayText.value;
+  if (!chats.current || !text.trim()) return;
+  if (tooLong(text.trim(), settings.limits.message, 'The message', 'message-length')) return;
+  if (!needSession()) return;
+  el.sayText.value = '';
+  updateSayCount();
+  const room = chats.current;
+  const sent = await chats.say(text);
+  if (!sent && chats.current === room && !el.sayText.value) { // give it back to try again
+    el.sayText.value = text;
+    updateSayCount();
+  }
+});
+
+el.leave.addEventListener('click', () => chats.leave(chats.shownId));
+el.chatHide.addEventListener('click', () => chats.hide());
+
+el.roomsToggle.addEventListener('click', () => {
+  const open = el.side.classList.toggle('open');
+  el.roomsToggle.setAttribute('aria-expanded', String(open));
+  map.invalidateSize();
+});
+
+// ------------------------------------------------------------------ the address: room and view
+
+function viewParam() {
+  const zoom = map.getZoom(), c = map.getCenter();
+  const digits = Math.max(0, Math.ceil(Math.log(Math.max(zoom, 1)) / Math.LN2));
+  return zoom + '/' + c.lat.toFixed(digits) + '/' + c.wrap().lng.toFixed(digits);
+}
+
+function hashFor(roomId) {
+  return '#map=' + viewParam() + (roomId ? '&room=' + roomId : '');
+}
+
+function readHash() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  const parts = (q.get('map') || '').split('/').map(Number);
+  const view = parts.length === 3 && parts.every(Number.isFinite)
+    ? { zoom: clamp(Math.round(parts[0]), 1, map.getMaxZoom()), lat: clamp(parts[1], -MAX_LAT, MAX_LAT), lng: parts[2] }
+    : null;
+  const room = Number(q.get('room'));
+  return { view, room: Number.isInteger(room) && room > 0 ? room : null };
+}
+
+let following = false; // applying the address: no new history entries for what it says
+
+function writeHash(push) {
+  const hash = hashFor(chats.shownId);
+  if (following || hash === location.hash) return;
+  history[push ? 'pushState' : 'replaceState'](null, '', hash);
+}
+
+let urlTimer = null;
+map.on('moveend', () => {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => writeHash(false), URL_DEBOUNCE_MS);
+});
+
+async function followHash() {
+  const { view, room } = readHash();
+  following = true;
+  try {
+    if (view && !sameView(view)) map.setView([view.lat, view.lng], view.zoom, { animate: false });
+    if (room && chats.shownId !== room) {
+      const opened = chats.open(room, { push: false, focus: false });
+      following = false;
+      const shown = await opened;
+      if (!view && shown && shown.latitude !== undefined) map.setView([shown.latitude, shown.longitude], shown.zoom, { animate: false });
+    } else if (!room && chats.shownId) {
+      chats.hide({ push: false });
+    }
+  } finally {
+    following = false;
+  }
+}
+
+function sameView(view) {
+  const c = map.getCenter();
+  return view.zoom === map.getZoom() && Math.abs(view.lat - c.lat) < 1e-4 && Math.abs(view.lng - c.wrap().lng) < 1e-4;
+}
+
+window.addEventListener('popstate', followHash);
+window.addEventListener('hashchange', followHash);
+
+// ------------------------------------------------------------------ the title and what follows a change
+
+function pageChanged(push) {
+  const total = chats.unreadTotal;
+  const base = chats.current ? chats.current.room.topic + ' — GeoChat' : 'GeoChat map';
+  document.title = (total ? '(' + total + ') ' : '') + base;
+  rooms.renderList();
+  rooms.markActive();
+  map.invalidateSize();
+  if (push !== undefined) writeHash(push);
+}
+
+// ------------------------------------------------------------------ leaving with the tab
+
+window.addEventListener('pagehide', () => chats.exitPage());
+window.addEventListener('pageshow', (ev) => { if (ev.persisted) chats.resumePage(); });
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  renderWho();
+  renderConnection(link.state);
+  addLocateControl(map, notices);
+  const hadView = readHash().view;
+  if (hadView) map.setView([hadView.lat, hadView.lng], hadView.zoom, { animate: false });
+  settings = await loadSettings();
+  applyLimits();
+  addBaseMap(map, settings, el.map, notices);
+  setUpPlaceSearch(settings, map, { form: el.placeForm, query: el.placeQuery, results: el.placeResults }, notices);
+  el.map.dataset.settings = 'loaded';
+  chats.restore();
+  await followHash();
+  rooms.refresh();
+  writeHash(false);
+}
+
+// For tests and the console.
+window.geochat = {
+  map, rooms, chats, link, openRoom, notices,
+  get settings() { return settings; },
+  get current() { return chats.current; },
+  refreshRooms: () => rooms.refresh(),
+  closeRoom: () => chats.hide(),
+};
+
+start();
