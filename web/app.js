@@ -438,8 +438,7 @@ window.addEventListener('pageshow', (ev) => { if (ev.persisted) chats.resumePage
 // ------------------------------------------------------------------ start
 
 async function start() {
-  renderWho();
-  renderConnection(link.state);
+  renderWho(); // the indicator says "Connecting…" until the first answer (or failure)
   addLocateControl(map, notices);
   const hadView = readHash().view;
   if (hadView) map.setView([hadView.lat, hadView.lng], hadView.zoom, { animate: false });

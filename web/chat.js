@@ -237,7 +237,7 @@ export class Chats {
         fetch(API + '/rooms/' + c.id + '/leave', { method: 'POST', keepalive: true, headers: auth.header() })
           .catch(() => {});
       }
-      this.stop(c);
+      this.stop(c, { keepStarted: true });
     }
   }
 
@@ -311,6 +311,7 @@ export class Chats {
     if (c.source !== source) return;
     c.failures = 0;
     clearTimeout(c.graceTimer);
+    link.ok(); // an answer: the gateway is there
     this.setStream(c, 'open');
     if (c === this.current) this.hooks.notices.recover('stream');
   }

@@ -37,24 +37,15 @@ function nearbyGroup(grid, p, radius) {
   return null;
 }
 
-// Offsets (pixels) that spread n markers around a point so that none overlaps another:
-// a circle for a few, a spiral for more. `gap`: the least distance between two markers' centres.
-export function spreadOffsets(n, gap) {
-  if (n <= 1) return [{ dx: 0, dy: 0 }];
-  if (n <= 8) {
-    const r = Math.max(gap, gap / (2 * Math.sin(Math.PI / n)));
-    return Array.from({ length: n }, (_, i) => {
-      const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
-      return { dx: r * Math.cos(a), dy: r * Math.sin(a) };
-    });
-  }
+// Offsets (pixels) that spread n markers from one spot so that none covers another: a column to the
+// spot's right (labels run to the right of their pins, so no label covers a pin of its column), and
+// further columns, `columnWidth` apart, past `perColumn` rows. `gap`: pixels between rows.
+export function spreadOffsets(n, gap, columnWidth, perColumn = 8) {
   const offsets = [];
-  let angle = 0, r = gap;
   for (let i = 0; i < n; i++) {
-    offsets.push({ dx: r * Math.cos(angle), dy: r * Math.sin(angle) });
-    const step = gap / r; // one gap along the arc
-    angle += step;
-    r += (gap * step) / (2 * Math.PI); // one gap further out per turn
+    const column = Math.floor(i / perColumn), row = i % perColumn;
+    const rows = Math.min(perColumn, n - column * perColumn);
+    offsets.push({ dx: gap + column * columnWidth, dy: (row - (rows - 1) / 2) * gap });
   }
   return offsets;
 }

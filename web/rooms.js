@@ -6,12 +6,13 @@ import { groupByDistance, spreadOffsets } from './layout.js';
 export const ROOM_MAX_ZOOM = 17;
 const MAX_LAT = 85.0511287798;
 const CLUSTER_RADIUS = 34; // px: pins closer than this become one count, or spread
-const SPREAD_GAP = 30; // px between the centres of spread pins
+const SPREAD_GAP = 26; // px between the rows of spread pins
+const SPREAD_COLUMN = 200; // px between their columns: a pin and its longest label
 const SPREAD_MIN_ZOOM = 12; // rooms at one spot show as a count below this zoom, spread from it on
 const LIST_MAX = 100;
 const MOVE_DEBOUNCE_MS = 250;
 const REFRESH_MS = 30000;
-const RETRY_MAX_MS = 30000;
+const RETRY_MAX_MS = 15000;
 
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
@@ -152,7 +153,7 @@ export class RoomsOnMap {
     }
     // The open room leads its group; then the newest.
     points.sort((a, b) => (b.room.id === activeId) - (a.room.id === activeId) || b.room.id - a.room.id);
-    const pins = new Map(), clusters = new Map(), legs = [];
+    const pins = new Map(), clusters = new Map(), legs = [], spots = [];
     for (const group of groupByDistance(points, CLUSTER_RADIUS)) {
       if (group.members.length === 1) {
         const m = group.members[0];
@@ -161,6 +162,7 @@ export class RoomsOnMap {
         clusters.set(group.members.map((m) => m.room.id).sort((a, b) => a - b).join(','), group);
       } else {
         this.spread(group, zoom, pins, legs);
+        spots.push(this.map.unproject(L.point(group.x, group.y), zoom));
       }
     }
     this.syncPins(pins);
@@ -168,6 +170,9 @@ export class RoomsOnMap {
     this.legs.clearLayers();
     for (const [from, to] of legs) {
       this.legs.addLayer(L.polyline([from, to], { color: '#1d5d8c', weight: 1, opacity: 0.7, interactive: false }));
+    }
+    for (const spot of spots) {
+      this.legs.addLayer(L.circleMarker(spot, { radius: 3, color: '#1d5d8c', weight: 1, fillOpacity: 1, interactive: false }));
     }
     this.markActive();
     this.renderList();
@@ -180,7 +185,7 @@ export class RoomsOnMap {
   }
 
   spread(group, zoom, pins, legs) {
-    const offsets = spreadOffsets(group.members.length, SPREAD_GAP);
+    const offsets = spreadOffsets(group.members.length, SPREAD_GAP, SPREAD_COLUMN);
     group.members.forEach((m, i) => {
       const at = this.map.unproject(L.point(group.x + offsets[i].dx, group.y + offsets[i].dy), zoom);
       pins.set(m.room.id, { room: m.room, at, spread: true });

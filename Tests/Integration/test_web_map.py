@@ -448,6 +448,19 @@ def test_connection_state_errors_and_limits(stack, browsers):
     page.by_id("say-send").click()
     page.wait(lambda p: (nick_c, "while offline") in p.messages(), "the message, sent again")
 
+    # The gateway not answering while the browser is online (its requests blocked): "Reconnecting…" at
+    # once, "Offline" after a while of failing, live again and the error gone once it answers.
+    page.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/v1/*"]})
+    page.js("geochat.map.panBy([40, 0], {animate: false})")
+    page.wait(lambda p: p.by_id("conn").get_attribute("data-state") == "reconnecting"
+              and p.by_id("conn-text").text == "Reconnecting…", "the indicator says reconnecting")
+    page.wait(lambda p: p.status_is_error and p.status.startswith("Rooms not updated: GeoChat can’t be reached"),
+              "rooms not updated, in words")
+    page.wait(lambda p: p.by_id("conn").get_attribute("data-state") == "offline", "offline after a while", timeout=15)
+    page.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    page.wait(lambda p: p.by_id("conn").get_attribute("data-state") == "live" and not p.status_is_error,
+              "live again, the error gone", timeout=20)
+
     # The server's limits, shown as one types (the page read them from /map/settings.json).
     limits = page.js("return geochat.settings.limits")
     assert limits == {"nick": 32, "topic": 100, "message": 500}, limits

@@ -12,8 +12,8 @@ Against a running stack (deploy/stack.sh up; its stack.env names the gateways):
    room, unless the room's latest messages already are that conversation.
 3. Headless Chromium (1280x800, Debian's chromium and chromium-driver through Selenium, as
    Tests/Integration/test_web_map.py drives it; deploy/install-browser.sh) opens the map, signs in as
-   Lydia, clicks the chat room's marker, shows the region, waits for the messages and participants,
-   and saves the PNG.
+   Lydia, chooses the chat room in the list of the rooms in view, shows the region, waits for the messages, the participants and
+   the list of the rooms in view, and saves the PNG.
 
 The page's status line must be empty (no error) when the picture is taken; the script fails otherwise.
 """
@@ -32,7 +32,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 WIDTH, HEIGHT = 1280, 800
 
-# The view: Germany and its neighbours, the North Sea and the Baltic. Rooms show at the map's zoom ± 3.
+# The view: Germany and its neighbours, the North Sea and the Baltic. Rooms made for this zoom ± 3 and
+# closer show (pins closer than ~34 px would be a count).
 VIEW = (52.0, 12.2, 6)
 REGION = {"south": 46.0, "west": 2.0, "north": 57.5, "east": 24.0}
 NEAR = 0.05  # degrees: a room with the topic within this of its place counts as already made
@@ -250,8 +251,8 @@ def take(gateway, room_ids, chat_room, output, keeper):
 def _take(driver, gateway, room_ids, chat_room, output, keeper):
     driver.get(gateway + "/")
     wait(driver, lambda d: js(d, "return !!(window.geochat && window.L)"), "the map script")
-    wait(driver, lambda d: js(d, "return document.getElementById('map').dataset.land") == "loaded",
-         "the coastlines")
+    wait(driver, lambda d: js(d, "return document.getElementById('map').dataset.baseReady") == "yes",
+         "the base map")
     nick = driver.find_element("id", "nick")
     nick.clear()
     nick.send_keys(BROWSER_NICK)
@@ -260,8 +261,8 @@ def _take(driver, gateway, room_ids, chat_room, output, keeper):
     keeper.sessions.append(js(driver, "return sessionStorage.getItem('geochat.session')"))
 
     show_view(driver, *VIEW)
-    selector = f'.room-marker[data-room-id="{chat_room}"]'
-    wait(driver, lambda d: d.find_elements("css selector", selector), "the chat room's marker")
+    selector = f'#room-list .room-item[data-room-id="{chat_room}"]'
+    wait(driver, lambda d: d.find_elements("css selector", selector), "the chat room in the list of the rooms in view")
     driver.find_element("css selector", selector).click()
     wait(driver, lambda d: d.find_element("id", "chat").is_displayed()
          and d.find_element("id", "chat-title").text == CHAT_TOPIC, "the chat panel")
@@ -276,14 +277,19 @@ def _take(driver, gateway, room_ids, chat_room, output, keeper):
     # The panel narrowed the map: show the region again, and every room of it.
     show_view(driver, *VIEW)
     wanted = set(room_ids.values())
-    shown_ids = lambda d: {int(e.get_attribute("data-room-id")) for e in d.find_elements("css selector", ".room-marker")}
+    shown_ids = lambda d: set(js(d, """
+        const ids = Array.from(document.querySelectorAll('.room-pin'), (e) => e.dataset.roomId);
+        for (const c of document.querySelectorAll('.room-cluster')) ids.push(...c.dataset.rooms.split(','));
+        return ids.map(Number);"""))
     try:
-        wait(driver, lambda d: wanted <= shown_ids(d), "every room's marker")
+        wait(driver, lambda d: wanted <= shown_ids(d), "every room on the map (a pin, or in a count)")
     except AssertionError as e:
         missing = sorted(t for t, i in room_ids.items() if i not in shown_ids(driver))
         bounds = js(driver, "return geochat.map.getBounds().toBBoxString()")
         raise AssertionError(f"{e}; missing {missing}; the map shows {bounds}") from None
-    # A still picture: no hover on the marker, no focus ring, no transient status ("Signed in as …").
+    listed = lambda d: {int(e.get_attribute("data-room-id")) for e in d.find_elements("css selector", "#room-list .room-item")}
+    wait(driver, lambda d: wanted <= listed(d), "every room in the list of the rooms in view")
+    # A still picture: no hover on a pin, no focus ring, no transient status ("Signed in as …").
     js(driver, "document.activeElement && document.activeElement.blur()")
     from selenium.webdriver.common.action_chains import ActionChains
     ActionChains(driver).move_to_element_with_offset(driver.find_element("id", "bar"), 0, 0).perform()
