@@ -22,7 +22,7 @@ import pytest
 from admin_support import admin_url, bootstrap_admin
 from gateway_support import extra_gateway
 from geochat_support.commands import CommandClient
-from geochat_support.db import count, sql
+from geochat_support.db import count, insert_old_messages
 from geochat_support.protocol import Response, start, unique_topic
 from geochat_support.waiting import wait_until
 
@@ -206,12 +206,7 @@ def test_history_through_push_costs_history_tokens(stack, guarded):
     history tokens the stream says why and ends."""
     me = client_address()
     _, room = new_room(guarded, me)
-    tag = uuid.uuid4().hex[:8]
-    sql(stack, f"""
-        INSERT INTO messaging.room_logs (room_id, last_id) VALUES ({room}, 600)
-        ON CONFLICT (room_id) DO UPDATE SET last_id = 600;
-        INSERT INTO messaging.messages (room_id, id, nick, text, idempotency_key)
-        SELECT {room}, k, 'old', 'old words ' || k, 'push-history-{tag}-' || k FROM generate_series(1, 600) k""")
+    insert_old_messages(stack, room, 600)
     assert chat_as(guarded, me, cmd="messages", chatid=room, past=590).status == 200  # the newest 200 in memory
     outcomes = []
     for _ in range(70):

@@ -5,6 +5,7 @@ import threading
 import time
 import uuid
 
+from geochat_support.commands import operator_sealed
 from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, http, messages, say, start, unique_topic
 from geochat_support.stack import run_stack_command
@@ -118,7 +119,9 @@ def test_rooms_batch_removal_rechecks_idleness_and_is_idempotent(stack, commands
     visited = create(a, session, 0.2, 0.2, 9, unique_topic())["id"]  # just created: visited now
     cutoff_ms = int(time.time() * 1000) - TEST_LIMIT_S * 1000
     reason = "pytest " + uuid.uuid4().hex[:8]
-    command = {"removeIdleRooms": {"rooms": idle + [visited], "idleBeforeMs": cutoff_ms, "reason": reason, "job": 0}}
+    # Sealed as expiry seals it: rooms refuses it otherwise (test_attacks.py).
+    command = operator_sealed(stack, {"removeIdleRooms": {
+        "rooms": idle + [visited], "idleBeforeMs": cutoff_ms, "reason": reason, "job": 0}})
     first = commands.request(ROOMS_TOPIC, "pytest", command)
     assert sorted(first["reply"]) == idle, first
     # The retry after a lost reply: the same answer, nothing removed twice.
@@ -131,8 +134,8 @@ def test_rooms_batch_removal_rechecks_idleness_and_is_idempotent(stack, commands
     lobby = int(sql(stack, "SELECT id FROM rooms.rooms WHERE is_lobby")[0][0])
     sql(stack, f"UPDATE rooms.rooms SET last_visited_at = now() - interval '400 days' WHERE id = {lobby}")
     try:
-        reply = commands.request(ROOMS_TOPIC, "pytest", {"removeIdleRooms": {
-            "rooms": [lobby], "idleBeforeMs": int(time.time() * 1000), "reason": reason, "job": 0}})
+        reply = commands.request(ROOMS_TOPIC, "pytest", operator_sealed(stack, {"removeIdleRooms": {
+            "rooms": [lobby], "idleBeforeMs": int(time.time() * 1000), "reason": reason, "job": 0}}))
         assert reply["reply"] == []
         page = commands.request(ROOMS_TOPIC, "pytest", {"idleRoomsAfter": {
             "after": 0, "idleBeforeMs": int(time.time() * 1000) - 300 * DAY * 1000, "limit": 100, "job": 0}})

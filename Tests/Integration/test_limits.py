@@ -12,7 +12,7 @@ import pytest
 
 from admin_support import api, bootstrap_admin, login
 from gateway_support import extra_gateway
-from geochat_support.db import count, sql
+from geochat_support.db import count, insert_old_messages, sql
 from geochat_support.protocol import assert_error, chat, create, http, start, trickled_answer, unique_topic
 from geochat_support.waiting import wait_until
 
@@ -112,12 +112,7 @@ def test_history_reads_per_address(stack, strict_gateway):
     from one address, then 5 a second; polls answered from memory stay free."""
     g = strict_gateway
     room = create(g, start(g), 0.62, 0.62, 9, unique_topic())["id"]
-    tag = uuid.uuid4().hex[:8]
-    sql(stack, f"""
-        INSERT INTO messaging.room_logs (room_id, last_id) VALUES ({room}, 600)
-        ON CONFLICT (room_id) DO UPDATE SET last_id = 600;
-        INSERT INTO messaging.messages (room_id, id, nick, text, idempotency_key)
-        SELECT {room}, k, 'old', 'old words ' || k, 'history-{tag}-' || k FROM generate_series(1, 600) k""")
+    insert_old_messages(stack, room, 600)
     assert chat(g, cmd="messages", chatid=room, past=590).status == 200  # loads the newest 200 into memory
     answers = at_once([lambda: chat(g, cmd="messages", chatid=room, past=1, limit=200) for _ in range(80)])
     statuses = [a.status for a in answers]

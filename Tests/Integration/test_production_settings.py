@@ -67,3 +67,16 @@ def test_a_missing_operator_key_stops_start_up(stack):
         run = run_service(stack, binary, GEOCHAT_KAFKA_BROKERS=stack["KAFKA_BROKERS"], GEOCHAT_HTTP_PORT="1", **extra)
         output = run.stdout + run.stderr
         assert run.returncode == 2 and "GEOCHAT_OPERATOR_KEY" in output, (binary, output)
+
+
+def test_the_stacks_postgresql_wants_a_password(stack):
+    """The one-machine stack's PostgreSQL does not trust whoever reaches its port: without the
+    password of <state>/pg.password a connection is refused; with it, it is let in."""
+    password_file = stack.get("PG_PASSWORD_FILE", "")
+    assert password_file and os.path.exists(password_file), "stack.sh made the password with the data folder"
+    assert os.stat(password_file).st_mode & 0o077 == 0, "readable by its owner only"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    run = subprocess.run(["psql", "-h", stack["PG_HOST"], "-p", stack["PG_PORT"], "-U", "postgres", "-d", "geochat",
+                          "-w", "-Atc", "SELECT 1"], env=env, capture_output=True, text=True, timeout=30)
+    assert run.returncode != 0 and "password" in run.stderr, run.stderr
+    assert sql(stack, "SELECT 1") == [["1"]]

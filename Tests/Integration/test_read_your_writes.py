@@ -5,7 +5,7 @@ answered, no gateway shows the old state. And a restarted gateway, whose room
 index comes from a snapshot, answers `chats` as the other gateway does."""
 import random
 
-from geochat_support.commands import CommandClient
+from geochat_support.commands import CommandClient, operator_sealed
 from geochat_support.protocol import chat, create, messages, rooms_in, say, start, unique_nick, unique_topic
 from geochat_support.stack import is_ready, run_stack_command
 from geochat_support.waiting import wait_until
@@ -106,7 +106,8 @@ def stack_sql_remove(stack, room):
     """Removes a room as an administrator does: the rooms service's command, which announces it."""
     client = CommandClient(stack["KAFKA_BROKERS"])
     try:
-        reply = client.request("geochat.rooms.commands", str(room), {"adminRemove": {"room": room, "by": "test"}})
+        reply = client.request("geochat.rooms.commands", str(room),
+                               operator_sealed(stack, {"adminRemove": {"room": room, "by": "test"}}))
     finally:
         client.close()
     return "reply" in reply

@@ -1,7 +1,11 @@
 """Commands to the services straight over Kafka, in their own wire format
 (docs/architecture.md, "Schemas"): the envelopes the Swift KafkaCommandBus
 sends, answered on a one-partition reply topic of our own, read from its start."""
+import base64
+import hashlib
+import hmac
 import json
+import os
 import time
 import uuid
 
@@ -80,3 +84,25 @@ class CommandClient:
         correlation = self.send(topic, key, command, **kwargs)
         self.flush()
         return self.reply(correlation)
+
+
+# What each operator command's seal covers, in order (Shared/GeoChatDomain/Wire: `sealedFields`).
+OPERATOR_FIELDS = {
+    "adminRemove": lambda c: [str(c["room"]), c["by"]],
+    "removeIdleRooms": lambda c: [",".join(map(str, c["rooms"])), str(c["idleBeforeMs"]), c["reason"], str(c["job"])],
+    "removeRooms": lambda c: [",".join(map(str, c["rooms"])), str(c["job"]), str(c["batch"])],
+}
+
+
+def operator_sealed(stack, command):
+    """`command` (`{name: fields}`) sealed as the admin gateway and expiry seal it (OperatorSeal:
+    HMAC-SHA256 under the stack's operator key, <state>/operator.key), so that rooms and messaging take it."""
+    (name, fields), = command.items()
+    with open(os.path.join(stack["STATE_DIR"], "operator.key")) as f:
+        key = base64.b64decode(f.read().strip())
+    content = b"geochat.operator.v1"
+    for field in [name] + OPERATOR_FIELDS[name](fields):
+        data = field.encode()
+        content += len(data).to_bytes(4, "big") + data
+    seal = base64.b64encode(hmac.new(key, content, hashlib.sha256).digest()).decode()
+    return {name: dict(fields, seal=seal)}

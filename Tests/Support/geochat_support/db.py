@@ -2,6 +2,7 @@
 PG_USER, PG_DATABASE and PG_PASSWORD_FILE of stack.env)."""
 import os
 import subprocess
+import uuid
 
 
 def psql_environment(env):
@@ -35,3 +36,14 @@ def sql(env, statement, timeout=30):
 def count(env, statement, timeout=30):
     """The single number a `SELECT count(*) …` returns."""
     return int(sql(env, statement, timeout=timeout)[0][0])
+
+
+def insert_old_messages(env, room, n):
+    """Gives `room` a history of `n` messages (ids 1…n, "old words <id>") written straight into
+    messaging's tables, as if said long ago: what a gateway does not hold must be read from PostgreSQL."""
+    tag = uuid.uuid4().hex[:8]
+    sql(env, f"""
+        INSERT INTO messaging.room_logs (room_id, last_id) VALUES ({room}, {n})
+        ON CONFLICT (room_id) DO UPDATE SET last_id = {n};
+        INSERT INTO messaging.messages (room_id, id, nick, text, idempotency_key)
+        SELECT {room}, k, 'old', 'old words ' || k, 'old-{tag}-' || k FROM generate_series(1, {n}) k""")
