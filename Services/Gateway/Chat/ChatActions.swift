@@ -62,8 +62,10 @@ struct ChatActions: Sendable {
 
     func rooms(in query: RegionQuery, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [RoomInfo] {
         if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
-        // From memory once the index is loaded; the rooms service answers before.
+        // From memory once the index is loaded; the rooms service answers before,
+        // a command and a query each, so then it costs a history token.
         if let found = rooms.rooms(in: query) { return found }
+        try admitCostlyRead(.history)
         return try await backend.send(FindRooms(query))
     }
 
