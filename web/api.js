@@ -48,6 +48,7 @@ export const link = {
   stream: 'none', // the open room's event stream: none | connecting | open | retrying
   wasLive: false,
   last: null,
+  shown: null,
   listeners: new Set(),
   timer: null,
   ok() {
@@ -74,9 +75,11 @@ export const link = {
   },
   changed() {
     const state = this.state;
-    if (state === this.last) return;
+    const shown = state + (this.stream === 'open' ? '+stream' : ''); // "Live" with a stream, "Online" without
+    if (shown === this.shown) return;
     const previous = this.last;
     this.last = state;
+    this.shown = shown;
     for (const listener of this.listeners) listener(state, previous);
     if (state === 'live') this.wasLive = true;
   },

@@ -150,10 +150,11 @@ def test_two_browsers_chat_on_the_map(stack, browsers):
            timeout=PRESENCE_PUSH_LIMIT_S)
     print(f"web map: a closed tab left the room {time.monotonic() - closed_at:.2f} s after closing")
 
-    # Leaving closes A's panel and takes the room out of "Your rooms".
+    # Leaving closes A's panel and takes the room out of "Your rooms"; with no room open, "Online".
     a.by_id("leave").click()
     a.wait(lambda p: not p.chat_open(), "A's chat closes")
     assert a.by_id("joined-section").get_attribute("hidden") is not None
+    a.wait(lambda p: p.by_id("conn-text").text == "Online", "the indicator without a room's stream")
     assert_no_script_errors(a)
 
 
