@@ -436,7 +436,7 @@ def test_connection_state_errors_and_limits(stack, browsers):
               and p.by_id("conn-text").text == "Offline", "the indicator says offline")
     page.say("while offline")
     page.wait(lambda p: p.status_is_error and "can’t be reached" in p.status, "a message not sent, in words")
-    assert p_text(page) == "while offline", "the unsent text is given back"
+    assert box_text(page, "say-text") == "while offline", "the unsent text is given back"
     for technical in ("Failed to fetch", "Network error", "TypeError", "/api/v1"):
         assert technical not in page.status, page.status
 
@@ -498,8 +498,8 @@ def test_connection_state_errors_and_limits(stack, browsers):
     assert_no_script_errors(page)
 
 
-def p_text(page):
-    return page.by_id("say-text").get_attribute("value")
+def box_text(page, element_id):
+    return page.by_id(element_id).get_attribute("value")
 
 
 def set_text(page, element_id, text):
