@@ -2,7 +2,7 @@
 # Installs what the web map's browser test (Tests/Integration/test_web_map.py) needs, idempotently:
 #   apt: chromium, chromium-driver (/usr/bin/chromedriver), libjs-leaflet (/usr/share/javascript/leaflet,
 #        which the gateway serves under /map/leaflet/)
-#   PyPI (project-local venv .venv): selenium. The test points selenium at /usr/bin/chromedriver
+#   PyPI (project-local venv .venv): selenium, selenium-axe-python (axe-core 4.9.1). The test points selenium at /usr/bin/chromedriver
 #   itself and sets SE_OFFLINE=true: Selenium Manager never downloads a driver or a browser.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +26,11 @@ fi
 if ! .venv/bin/python -c 'import selenium' 2>/dev/null; then
   echo "install-browser: PyPI selenium"
   .venv/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'
+fi
+# axe-core for the web map's accessibility check (test_web_map.py), as PyPI ships it with a selenium binding.
+if ! .venv/bin/python -c 'import selenium_axe_python' 2>/dev/null; then
+  echo "install-browser: PyPI selenium-axe-python (axe-core)"
+  .venv/bin/pip install -q --disable-pip-version-check 'selenium-axe-python==2.2.0'
 fi
 
 [ -x /usr/bin/chromium ] || { echo "install-browser: /usr/bin/chromium missing" >&2; exit 1; }

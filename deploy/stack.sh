@@ -103,7 +103,8 @@ write_instance_env() { # NAME INSTANCE
     case "$1" in gateway|session) echo "GEOCHAT_LOGIN_SEAL_KEY_FILE=$(stack_key login-seal)" ;; esac
     case "$1" in gateway|rooms|messaging|expiry) echo "GEOCHAT_OPERATOR_KEY_FILE=$(stack_key operator)" ;; esac
     [ -f "$STATE/extra.env" ] && grep -E '^[A-Z_][A-Z0-9_]*=' "$STATE/extra.env" || true
-    for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do echo "$kv"; done
+    # Quoted for the shell that reads the file (service_start): a value may hold spaces or quotes.
+    for kv in "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"; do printf '%s=%q\n' "${kv%%=*}" "${kv#*=}"; done
     echo "BINARY=$(bin_dir)/geochat-$1"
   } > "$file"
 }

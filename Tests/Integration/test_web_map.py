@@ -9,6 +9,7 @@ address (reload, share, back and forward), older messages on scroll, unread coun
 hand); the base map and place search an operator sets, and "locate me".
 
 Helpers: web_support.py. With GEOCHAT_SCREENSHOT_DIR set, saves web-map.png and web-map-b.png."""
+import os
 import random
 import time
 import uuid
@@ -567,6 +568,8 @@ def test_accessibility(stack, browsers):
     # axe-core: no serious or critical violation on the page with a room open.
     source = axe_source()
     if source is None:
+        # deploy/install-browser.sh installs it; CI must not pass without the checker.
+        assert not os.environ.get("CI"), "axe-core not installed (PyPI selenium-axe-python, deploy/install-browser.sh)"
         warnings.warn("axe-core not installed (PyPI selenium-axe-python): only the checks by hand ran")
         return
     page.js(source)

@@ -35,15 +35,16 @@ def read_stack_env(path=None):
 
 
 def read_instance_env(env, instance):
-    """The environment an instance (gateway-1, session-1, …) runs with, as written: raw KEY=VALUE lines,
-    BINARY included (the executable, not a variable the service reads)."""
+    """The environment an instance (gateway-1, session-1, …) runs with: its KEY=VALUE lines with the
+    shell's quoting undone (stack.sh quotes what it was given with --env), BINARY included (the
+    executable, not a variable the service reads)."""
     values = {}
     with open(os.path.join(env["STATE_DIR"], "instances", instance + ".env")) as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#") and "=" in line:
                 key, value = line.split("=", 1)
-                values[key] = value
+                values[key] = " ".join(shlex.split(value))
     return values
 
 
