@@ -196,8 +196,8 @@ let package = Package(
             dependencies: ["ExpiryService", "GeoChatBus", "GeoChatDomain", "GeoChatRuntime", "GeoChatTestSupport"],
             path: "Tests/ExpiryServiceTests"),
         .testTarget(
-            name: "MessagingTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
-            path: "Tests/MessagingTests"),
+            name: "MessagingServiceTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
+            path: "Tests/MessagingServiceTests"),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

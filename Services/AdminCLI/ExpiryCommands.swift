@@ -25,7 +25,7 @@ struct Expire: AsyncParsableCommand {
         if noWait { return }
         let finished = try await JobWatcher(client: client).follow(started)
         print(Report.text(finished))
-        if finished.status == "failed" { throw ExitCode(1) }
+        if finished.status == .failed { throw ExitCode(1) }
     }
 
     /// Starts the run; while another is under way (one at a time cluster-wide), waits for it first.
@@ -62,7 +62,7 @@ struct Jobs: AsyncParsableCommand {
         Format.table(
             ["JOB", "STARTED", "TRIGGER", "KIND", "STATUS", "SELECTED", "REMOVED", "FAILED", "DURATION"],
             jobs.map {
-                [String($0.id), Format.time($0.startedAtMs), $0.trigger, $0.dryRun ? "dry run" : "real", $0.status,
+                [String($0.id), Format.time($0.startedAtMs), $0.trigger, $0.dryRun ? "dry run" : "real", $0.status.rawValue,
                  String($0.selected), String($0.removed), String($0.failed), Report.duration($0)]
             })
     }
@@ -76,7 +76,7 @@ struct JobWatcher {
     func follow(_ job: ExpiryJobReport) async throws -> ExpiryJobReport {
         var job = job
         let bar = ProgressBar()
-        while job.status == "running" {
+        while job.status == .running {
             bar.show(job)
             try await Task.sleep(for: .milliseconds(500))
             job = try await client.get("expiry/runs/\(job.id)", as: AdminAPI.JobResponse.self).job

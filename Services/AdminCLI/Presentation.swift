@@ -81,7 +81,7 @@ final class ProgressBar {
     }
 
     static func line(_ job: ExpiryJobReport) -> String {
-        guard job.selected > 0 else { return job.status == "running" ? "selecting idle rooms…" : "no idle rooms" }
+        guard job.selected > 0 else { return job.status == .running ? "selecting idle rooms…" : "no idle rooms" }
         let done = min(job.examined, job.selected)
         let filled = width * done / job.selected
         let percent = 100 * done / job.selected
@@ -94,7 +94,7 @@ final class ProgressBar {
 enum Report {
     static func text(_ job: ExpiryJobReport) -> String {
         var lines = [
-            "expiry job \(job.id): \(job.status)\(job.dryRun ? " (dry run: nothing was removed)" : "")",
+            "expiry job \(job.id): \(job.status.rawValue)\(job.dryRun ? " (dry run: nothing was removed)" : "")",
             "  trigger      \(job.trigger)",
             "  idle before  \(Format.time(job.idleBeforeMs))",
             "  started      \(Format.time(job.startedAtMs))",

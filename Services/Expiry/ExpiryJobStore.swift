@@ -207,7 +207,9 @@ struct ExpiryJobStore: PostgresStore {
                     (Int64, String, Bool, String, Date, Date, Date?, Int32, Int32, Int32, Int32, [Int64]?, String?).self)
             reports.append(
                 ExpiryJobReport(
-                    id: id, trigger: trigger, dryRun: dryRun, status: status, idleBeforeMs: WallClock.milliseconds(idleBefore),
+                    id: id, trigger: trigger, dryRun: dryRun,
+                    // The column holds what this type wrote; anything else is a job that did not finish well.
+                    status: ExpiryJobStatus(rawValue: status) ?? .failed, idleBeforeMs: WallClock.milliseconds(idleBefore),
                     startedAtMs: WallClock.milliseconds(started), finishedAtMs: finished.map(WallClock.milliseconds), selected: Int(selected),
                     examined: Int(examined), removed: Int(removed), failed: Int(failed),
                     rooms: dryRun ? (sample ?? []) : nil, error: error))
@@ -314,10 +316,10 @@ struct ExpiryJobStore: PostgresStore {
     }
 
     /// Ends the job. A dry run examined what it selected.
-    func finish(_ job: Job, status: String, error: String?) async throws {
+    func finish(_ job: Job, status: ExpiryJobStatus, error: String?) async throws {
         try await client.query(
             """
-            UPDATE expiry.jobs SET status = \(status), phase = 'done', finished_at = now(), error = \(error),
+            UPDATE expiry.jobs SET status = \(status.rawValue), phase = 'done', finished_at = now(), error = \(error),
                 examined = CASE WHEN dry_run THEN selected ELSE examined END
             WHERE id = \(job.id) AND status = 'running'
             """, logger: logger)

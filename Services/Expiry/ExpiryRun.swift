@@ -38,10 +38,10 @@ struct ExpiryRun: Sendable {
         do {
             try await run(&job, logger: log)
         } catch {
-            await reportProgress(of: job.id, finishedAs: "failed")
+            await reportProgress(of: job.id, finishedAs: .failed)
             throw error
         }
-        await reportProgress(of: job.id, finishedAs: "finished")
+        await reportProgress(of: job.id, finishedAs: .finished)
         if let report = try await jobs.report(job.id), report.selected > 0 || report.failed > 0 {
             log.info(
                 "expiry job finished",
@@ -60,15 +60,15 @@ struct ExpiryRun: Sendable {
             log.info("expiry job resumes its removal")
         }
         if !job.dryRun { try await removeSelected(job, logger: log) }
-        try await jobs.finish(job, status: "finished", error: nil)
+        try await jobs.finish(job, status: .finished, error: nil)
     }
 
     /// The job's counts as recorded, for the metrics (`ExpiryProgress`); best effort.
-    private func reportProgress(of job: Int64, finishedAs status: String? = nil) async {
+    private func reportProgress(of job: Int64, finishedAs status: ExpiryJobStatus? = nil) async {
         guard let report = try? await jobs.report(job) else { return }
         if let status {
             ExpiryProgress.finished(
-                job: job, status: status, examined: report.examined, removed: report.removed, failed: report.failed)
+                job: job, status: status.rawValue, examined: report.examined, removed: report.removed, failed: report.failed)
         } else {
             ExpiryProgress.progress(examined: report.examined, removed: report.removed, failed: report.failed)
         }

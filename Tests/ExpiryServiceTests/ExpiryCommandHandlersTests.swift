@@ -33,7 +33,7 @@ struct ExpiryCommandHandlersTests {
             let job = try await bus.send(
                 StartExpiryRun(dryRun: true, idleLimitSeconds: 86_400, requestedBy: " alice "), idempotencyKey: "run-1",
                 within: .seconds(30))
-            #expect(job.trigger == "admin:alice" && job.dryRun && job.status == "running")
+            #expect(job.trigger == "admin:alice" && job.dryRun && job.status == .running)
             let idleBefore = WallClock.nowMs() - 86_400_000
             #expect(abs(job.idleBeforeMs - idleBefore) < 10_000)
             let again = try await bus.send(
@@ -81,7 +81,7 @@ struct ExpiryCommandHandlersTests {
             let job = try #require(try await jobs.running())
             try await run.execute(job)
             let report = try await bus.send(ReadExpiryJob(id: started.id), within: .seconds(30))
-            #expect(report.status == "finished")
+            #expect(report.status == .finished)
             #expect(report.selected == 7 && report.examined == 7)
             #expect(report.removed == 6 && report.failed == 0)
             #expect(owners.removedRooms.sorted() == [1, 2, 3, 5, 6, 7], "room 4 was visited after the selection")

@@ -17,18 +17,18 @@ import Testing
         var expiry = CommandHandlers(topic: Topics.expiryCommands)
         expiry.on(StartExpiryRun.self) { command, _ in
             ExpiryJobReport(
-                id: 41, trigger: "admin:" + command.requestedBy, dryRun: command.dryRun, status: "running",
+                id: 41, trigger: "admin:" + command.requestedBy, dryRun: command.dryRun, status: .running,
                 idleBeforeMs: Int64(command.idleLimitSeconds ?? -1), startedAtMs: 1)
         }
         expiry.on(ReadExpiryJob.self) { command, _ in
             guard command.id != 404 else { throw ProtocolError(.noSuchChat, "no such expiry job") }
             return ExpiryJobReport(
-                id: command.id, trigger: "schedule", dryRun: false, status: "finished", idleBeforeMs: 0, startedAtMs: 1,
+                id: command.id, trigger: "schedule", dryRun: false, status: .finished, idleBeforeMs: 0, startedAtMs: 1,
                 finishedAtMs: 2, selected: 3, examined: 3, removed: 2, failed: 1)
         }
         expiry.on(ListExpiryJobs.self) { command, _ in
             (0..<Int64(command.limit)).map {
-                ExpiryJobReport(id: $0, trigger: "schedule", dryRun: false, status: "finished", idleBeforeMs: 0, startedAtMs: 1)
+                ExpiryJobReport(id: $0, trigger: "schedule", dryRun: false, status: .finished, idleBeforeMs: 0, startedAtMs: 1)
             }
         }
         bus = InMemoryCommandBus([expiry])

@@ -116,3 +116,23 @@ struct RateLimitSettings: Sendable, Equatable {
         .init(perSecond: Double(roomsPerSessionPerHour) / 3600, capacity: Double(roomsPerSessionPerHour))
     }
 }
+
+// Which number limits each bucket of `RateLimiter`.
+extension RateLimitSettings {
+    func rule(for scope: RateLimiter.Scope) -> TokenBucket.Rule {
+        switch scope {
+        case .postBySession: postPerSession
+        case .postByAddress: postPerAddress
+        case .createBySession: createPerSession
+        case .createByAddress: createPerAddress
+        case .roomsBySession: roomsPerSession
+        case .startByAddress: startPerAddress
+        case .changesBySession: changesPerSession
+        case .changesByAddress: changesPerAddress
+        case .historyByAddress: historyPerAddress
+        case .wideRegionByAddress: wideRegionPerAddress
+        case .participantsByAddress: participantsPerAddress
+        case .sessionLookupByAddress: sessionLookupPerAddress
+        }
+    }
+}

@@ -165,33 +165,3 @@ final class RateLimiter: Sendable {
 
     var bucketCount: Int { buckets.withLock { $0.count } }
 }
-
-extension RateLimitSettings {
-    func rule(for scope: RateLimiter.Scope) -> TokenBucket.Rule {
-        switch scope {
-        case .postBySession: postPerSession
-        case .postByAddress: postPerAddress
-        case .createBySession: createPerSession
-        case .createByAddress: createPerAddress
-        case .roomsBySession: roomsPerSession
-        case .startByAddress: startPerAddress
-        case .changesBySession: changesPerSession
-        case .changesByAddress: changesPerAddress
-        case .historyByAddress: historyPerAddress
-        case .wideRegionByAddress: wideRegionPerAddress
-        case .participantsByAddress: participantsPerAddress
-        case .sessionLookupByAddress: sessionLookupPerAddress
-        }
-    }
-}
-
-/// A monotonic clock in nanoseconds since the process began (not wall time:
-/// buckets must not jump when the system clock is set).
-enum MonotonicClock {
-    static let origin = ContinuousClock.now
-
-    static func ns() -> UInt64 {
-        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000
-    }
-}

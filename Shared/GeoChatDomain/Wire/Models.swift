@@ -76,14 +76,18 @@ public struct RegionQuery: Codable, Sendable, Equatable {
     }
 }
 
+/// Where an expiry job stands: one runs at a time; it ends finished or failed.
+public enum ExpiryJobStatus: String, Codable, Sendable, CaseIterable {
+    case running, finished, failed
+}
+
 /// An expiry job as operators see it: progress while it runs, its report after.
 public struct ExpiryJobReport: Codable, Sendable, Equatable {
     public var id: Int64
     /// `schedule`, or `admin:<name>` for an on-demand run.
     public var trigger: String
     public var dryRun: Bool
-    /// `running`, `finished` or `failed`.
-    public var status: String
+    public var status: ExpiryJobStatus
     public var idleBeforeMs: Int64
     public var startedAtMs: Int64
     public var finishedAtMs: Int64?
@@ -97,7 +101,7 @@ public struct ExpiryJobReport: Codable, Sendable, Equatable {
     public var error: String?
 
     public init(
-        id: Int64, trigger: String, dryRun: Bool, status: String, idleBeforeMs: Int64, startedAtMs: Int64,
+        id: Int64, trigger: String, dryRun: Bool, status: ExpiryJobStatus, idleBeforeMs: Int64, startedAtMs: Int64,
         finishedAtMs: Int64? = nil, selected: Int = 0, examined: Int = 0, removed: Int = 0, failed: Int = 0,
         rooms: [RoomID]? = nil, error: String? = nil
     ) {

@@ -140,10 +140,3 @@ struct Gateway: Sendable {
         }
     }
 }
-
-/// What the admin API seals: admin passwords for the session service
-/// (`LoginSeal`), and the commands only operators may send (`OperatorSeal`).
-struct AdminKeys: Sendable {
-    let login: LoginSeal
-    let operatorCommands: OperatorSeal
-}
