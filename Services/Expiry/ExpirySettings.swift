@@ -26,7 +26,7 @@ struct ExpirySettings: Sendable {
 
     /// An on-demand run's idle limit must lie in this range (seconds): the
     /// `room.idle.limit.s` setting's range, one rule for the admin API and here.
-    static let idleLimitRange = SettingsCatalog.definition(SettingName.roomIdleLimit.rawValue)?.range ?? 60...315_360_000
+    static let idleLimitRange = SettingsCatalog.definition(.roomIdleLimit).range
 
     init(_ configuration: Configuration, live: LiveSettings = LiveSettings()) throws {
         self.live = live

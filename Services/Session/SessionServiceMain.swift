@@ -13,14 +13,9 @@ import HummingbirdBcrypt
 struct SessionServiceMain {
     static func main() async throws {
         let env = try ServiceEnvironment(service: "session", defaultPort: 9101)
-        let lifetime = try env.configuration.int("session.lifetime.s", default: 86_400)
-        let bcryptCost = try env.configuration.int("admin.bcrypt.cost", default: 12)
-        guard (4...31).contains(bcryptCost) else {
-            env.logger.critical("GEOCHAT_ADMIN_BCRYPT_COST must be 4 to 31", metadata: ["value": "\(bcryptCost)"])
-            exit(2)
-        }
+        let settings = env.settings(SessionSettings.init)
         if CommandLine.arguments.dropFirst().first == AdminBootstrap.command {
-            exit(try await AdminBootstrap.run(env, bcryptCost: bcryptCost))
+            exit(try await AdminBootstrap.run(env, bcryptCost: settings.bcryptCost))
         }
         var host = try ServiceHost(environment: env)
         let database = try host.database()
@@ -40,9 +35,9 @@ struct SessionServiceMain {
             logger: env.logger)
         let admin = AdminCommandHandlers(
             store: adminStore, state: broadcaster,
-            tokenLifetimeSeconds: try env.configuration.int("admin.token.ttl.s", default: 43_200),
-            loginFailureLimit: SettingsCatalog.definition(SettingName.adminLoginFailures.rawValue)!.defaultValue,
-            decoyHash: Bcrypt.hash("decoy password of no account", cost: UInt8(bcryptCost)),
+            tokenLifetimeSeconds: settings.tokenLifetimeSeconds,
+            loginFailureLimit: SettingsCatalog.definition(.adminLoginFailures).defaultValue,
+            decoyHash: Bcrypt.hash("decoy password of no account", cost: UInt8(settings.bcryptCost)),
             loginSeal: env.loginSeal(), logger: env.logger)
         try host.handles(admin.handlers, group: ConsumerGroups.adminCommands, pace: .background)
         host.runs("settings and bans broadcast") {
@@ -51,7 +46,8 @@ struct SessionServiceMain {
 
         let housekeeping = SessionHousekeeping(
             store: store, outbox: outbox,
-            lifetimeSeconds: { (try? await adminStore.setting(.sessionLifetime)) ?? nil ?? lifetime }, logger: env.logger)
+            lifetimeSeconds: { (try? await adminStore.setting(.sessionLifetime)) ?? nil ?? settings.lifetimeSeconds },
+            logger: env.logger)
         let presence = try host.consumer([Topics.presence], .group(ConsumerGroups.sessionPresence), pace: .background)
         host.runs("presence") { await housekeeping.recordPresence(from: presence) }
         host.runs("idle sessions") { try await housekeeping.expireIdleSessions(every: .seconds(30)) }

@@ -145,6 +145,18 @@ public struct ServiceEnvironment: Sendable {
     /// Exit status 2: the configuration was refused (documented in docs/operations.md).
     static func exitForBadConfiguration() -> Never { exit(2) }
 
+    /// A service's own settings read from the configuration; a value it refuses
+    /// stops the start as every configuration error does: a critical line
+    /// naming it, and exit status 2.
+    public func settings<Settings>(_ read: (Configuration) throws -> Settings) -> Settings {
+        do {
+            return try read(configuration)
+        } catch {
+            logger.critical("configuration refused; not starting", metadata: ["error": "\(error)"])
+            Self.exitForBadConfiguration()
+        }
+    }
+
     /// Host, pid and a random suffix: unique per process, readable in logs and topic names.
     static func generatedInstanceID(_ service: String) -> String {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"

@@ -80,6 +80,13 @@ final class AdminRulesTests: XCTestCase {
         }
         XCTAssertEqual(Set(SettingsCatalog.all.map(\.name.rawValue)).count, SettingsCatalog.all.count)
         for definition in SettingsCatalog.all { XCTAssertTrue(definition.range.contains(definition.defaultValue)) }
+        // Every named setting has its definition (the typed lookup relies on it).
+        let named: [SettingName] = [
+            .presenceTimeout, .sessionLifetime, .roomIdleLimit, .expiryInterval, .roomCap, .ratePostsPerMinute,
+            .ratePostBurst, .rateRoomsPerHour, .adminLoginFailures,
+        ]
+        XCTAssertEqual(Set(named.map(\.rawValue)), Set(SettingsCatalog.all.map(\.name.rawValue)))
+        XCTAssertEqual(SettingsCatalog.definition(.adminLoginFailures).name, .adminLoginFailures)
     }
 
     func testDurationsAsOperatorsWriteThem() {

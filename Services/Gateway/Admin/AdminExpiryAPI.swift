@@ -6,7 +6,7 @@ import Hummingbird
 extension AdminEndpoints {
     func startExpiryRun(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let body = try await AdminJSON.body(AdminAPI.ExpiryRunRequest.self, of: call.request)
-        let idleRange = SettingsCatalog.definition(SettingName.roomIdleLimit.rawValue)!.range
+        let idleRange = SettingsCatalog.definition(.roomIdleLimit).range
         if let idle = body.idleSeconds, !idleRange.contains(idle) {
             throw .badRequest("'idleSeconds' must be from \(idleRange.lowerBound) to \(idleRange.upperBound)")
         }

@@ -61,6 +61,14 @@ public enum SettingsCatalog {
         all.first { $0.name.rawValue == name }
     }
 
+    /// The definition of one of the names above (each is in `all`: `AdminRulesTests`).
+    public static func definition(_ name: SettingName) -> SettingDefinition {
+        guard let found = all.first(where: { $0.name == name }) else {
+            preconditionFailure("\(name) is a SettingName without a definition in SettingsCatalog.all")
+        }
+        return found
+    }
+
     /// Checks a change as a whole: every name known, every value in range.
     /// Nothing is applied unless all of it is valid.
     public static func validate(_ changes: [String: Int]) throws(ProtocolError) -> [SettingName: Int] {
