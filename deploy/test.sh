@@ -39,6 +39,7 @@ fi
 failed=0
 bash deploy/check-sql.sh || failed=1
 bash deploy/kubernetes/validate.sh || failed=1
+bash deploy/monitoring/check.sh || failed=1
 KAFKA_STATE="$ROOT/.data/test-kafka"
 PG_STATE="$ROOT/.data/test-pg"
 TEST_STACK="$ROOT/.data/test-stack"

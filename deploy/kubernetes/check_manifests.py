@@ -11,7 +11,7 @@ WORK_DIR/schema-<name>.txt (for check-jsonschema with schemas/<name>.json).
 Prints every problem found, each tagged with the check that found it
 ([consistency], [rate-limits], [admin-api], [trusted-proxies], [kafka-accounts], [kafka-acls],
 [network-default-deny], [network-ingress], [network-egress], [postgres-tls],
-[gateway-memory]; docs/security.md lists the attack each one covers), and exits
+[gateway-memory], [monitoring]; docs/security.md lists the attack each one covers), and exits
 1 if there was one.
 
 --self-test breaks the manifests in memory in the ways each lock-down check
@@ -36,8 +36,12 @@ CUSTOM = {
     ("kafka.strimzi.io/v1beta2", "KafkaUser"): "kafkauser",
     ("postgresql.cnpg.io/v1", "Cluster"): "cnpg-cluster",
     ("kustomize.config.k8s.io/v1beta1", "Kustomization"): "kustomization",
+    ("monitoring.coreos.com/v1", "PrometheusRule"): "prometheusrule",
+    ("monitoring.coreos.com/v1", "PodMonitor"): "podmonitor",
 }
-CUSTOM_GROUPS = {"kafka.strimzi.io", "postgresql.cnpg.io", "kustomize.config.k8s.io"}
+CUSTOM_GROUPS = {"kafka.strimzi.io", "postgresql.cnpg.io", "kustomize.config.k8s.io", "monitoring.coreos.com"}
+# The alerting rules' one source; prometheus-rules.yaml is generated from it.
+ALERT_RULES = "deploy/monitoring/geochat-alerts.yaml"
 CLUSTER_SCOPED = {"Namespace", "Kustomization"}
 WORKLOADS = {"StatefulSet", "Deployment", "Job"}
 
@@ -464,6 +468,38 @@ def check_lockdown(root, docs, by_kind, where):
     check_network(workloads, by_kind, config_maps)
     check_postgres_tls(workloads, by_kind, config_maps)
     check_gateway_memory(code, workloads)
+    check_monitoring(root, workloads, by_kind)
+
+
+def check_monitoring(root, workloads, by_kind):
+    """Every pod annotated prometheus.io/scrape is scraped by exactly one PodMonitor,
+    on the container port and path of its annotations; the PrometheusRule holds
+    exactly the rules of deploy/monitoring/geochat-alerts.yaml."""
+    monitors = by_kind.get("PodMonitor", [])
+    for w in workloads:
+        if w.annotations.get("prometheus.io/scrape") != "true":
+            continue
+        chosen = [m for m in monitors if label_selects(m["spec"].get("selector"), w.labels)]
+        if len(chosen) != 1:
+            problem(w.where, f"selected by {len(chosen)} PodMonitors, not 1", "monitoring")
+            continue
+        want_port = str(w.annotations.get("prometheus.io/port"))
+        want_path = w.annotations.get("prometheus.io/path", "/metrics")
+        endpoints = chosen[0]["spec"].get("podMetricsEndpoints", [])
+        if not any(str(w.port_number(e.get("port", e.get("portNumber")))) == want_port
+                   and e.get("path", "/metrics") == want_path for e in endpoints):
+            problem(w.where, f"PodMonitor {chosen[0]['metadata']['name']} does not scrape port {want_port} "
+                    f"path {want_path} (its prometheus.io annotations)", "monitoring")
+    try:
+        with open(os.path.join(root, ALERT_RULES)) as f:
+            source = yaml.safe_load(f)["groups"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as error:
+        problem(ALERT_RULES, f"cannot read the alerting rules: {error}", "monitoring")
+        return
+    rules = by_kind.get("PrometheusRule", [])
+    if len(rules) != 1 or rules[0].get("spec", {}).get("groups") != source:
+        problem("prometheus-rules.yaml", f"not one PrometheusRule with exactly the groups of {ALERT_RULES} "
+                "(run python3 deploy/monitoring/generate.py)", "monitoring")
 
 
 def check_gateway_settings(code, workloads, services):
@@ -842,6 +878,12 @@ def policy(docs, name):
 
 
 MUTATIONS = [
+    ("the gateways scraped on the phones' port", "monitoring",
+     lambda d: find(d, "PodMonitor", "geochat-gateways")["spec"]["podMetricsEndpoints"][0].update(port="http")),
+    ("a service no PodMonitor scrapes", "monitoring",
+     lambda d: find(d, "PodMonitor", "geochat-services")["spec"]["selector"]["matchExpressions"][0]["values"].remove("geochat-expiry")),
+    ("an alert edited in the PrometheusRule only", "monitoring",
+     lambda d: find(d, "PrometheusRule", "geochat")["spec"]["groups"][0]["rules"][0].update(expr="vector(1)")),
     ("the admin API on an internet-facing gateway", "admin-api",
      lambda d: set_env(d, "geochat-gateway", "GEOCHAT_ADMIN_API", None)),
     ("the login seal key on an internet-facing gateway", "admin-api",
