@@ -16,7 +16,7 @@
 #     PostgreSQL and DNS), PostgreSQL over TLS only, gateway memory limits that
 #     hold the documented formula (README.md, "Validate");
 #   - check_manifests.py --self-test: each of those checks catches the
-#     regressions it exists for (the manifests broken in memory, ~24 ways).
+#     regressions it exists for (the manifests broken in memory, ~31 ways).
 # Neither tool fetches anything: the schemas are bundled or local. Only the first
 # run installs the two tools from PyPI into the project's .venv.
 #
