@@ -1,7 +1,7 @@
 // GeoChat web map: rooms on a Leaflet map, chat over the JSON API (/api/v1) and Server-Sent Events.
 // Plain JS modules, no build step. User text only ever goes into the page through textContent.
 import { api, auth, humanError, isNetworkError, link } from './api.js';
-import { DEFAULT_SETTINGS, addBaseMap, loadSettings } from './basemap.js';
+import { DEFAULT_SETTINGS, addBaseMap, addMapButton, loadSettings } from './basemap.js';
 import { Chats } from './chat.js';
 import { addLocateControl, setUpPlaceSearch } from './places.js';
 import { ROOM_MAX_ZOOM, RoomsOnMap } from './rooms.js';
@@ -292,21 +292,10 @@ map.on('click', (ev) => {
 });
 map.on('contextmenu', (ev) => openNewRoom(ev.latlng)); // right-click or long press: a room right there
 
-const NewRoomControl = L.Control.extend({
-  options: { position: 'topright' },
-  onAdd() {
-    const box = L.DomUtil.create('div', 'leaflet-bar map-button');
-    const button = L.DomUtil.create('button', 'new-room-here', box);
-    button.type = 'button';
-    button.id = 'new-room-here';
-    button.textContent = '+ New room here';
-    button.title = 'Start a room at the centre of the map';
-    L.DomEvent.disableClickPropagation(box); // inside the map: Leaflet's own way, the map clears it
-    button.addEventListener('click', () => openNewRoom(null));
-    return box;
-  },
+addMapButton(map, {
+  position: 'topright', className: 'new-room-here', id: 'new-room-here', text: '+ New room here',
+  title: 'Start a room at the centre of the map', onClick: () => openNewRoom(null),
 });
-map.addControl(new NewRoomControl());
 
 el.newRoomCancel.addEventListener('click', () => closeNewRoom(true));
 el.newRoom.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') closeNewRoom(true); });

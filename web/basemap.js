@@ -147,3 +147,25 @@ export function addBaseMap(map, settings, mapElement, notices) {
   if (settings.tiles.url) addTiles(map, settings.tiles, mapElement, notices);
   else addOfflineMap(map, mapElement, notices);
 }
+
+// A button on the map (Leaflet's bar look) that runs `onClick`. Clicks on it
+// stay with it: Leaflet's own way, which the map clears again.
+// `label`: the accessible name, where the text alone does not say it (a symbol).
+export function addMapButton(map, { position, className, id, text, title, label, onClick }) {
+  const Control = L.Control.extend({
+    options: { position },
+    onAdd() {
+      const box = L.DomUtil.create('div', 'leaflet-bar map-button');
+      const button = L.DomUtil.create('button', className, box);
+      button.type = 'button';
+      button.id = id;
+      button.title = title;
+      if (label) button.setAttribute('aria-label', label);
+      button.textContent = text;
+      L.DomEvent.disableClickPropagation(box);
+      button.addEventListener('click', onClick);
+      return box;
+    },
+  });
+  map.addControl(new Control());
+}

@@ -1,5 +1,7 @@
 // Finding a place: the operator's Nominatim-compatible geocoder (off unless set), and the browser's
 // own idea of where you are ("locate me").
+import { addMapButton } from './basemap.js';
+
 const SEARCH_LIMIT = 5;
 const LOCATE_ZOOM = 14;
 
@@ -100,20 +102,8 @@ function locate(map, notices, marker) {
 
 export function addLocateControl(map, notices) {
   const marker = L.circle([0, 0], { radius: 10, color: '#2b7a0b', weight: 2, fillOpacity: 0.15, interactive: false });
-  const Locate = L.Control.extend({
-    options: { position: 'topleft' },
-    onAdd() {
-      const box = L.DomUtil.create('div', 'leaflet-bar map-button');
-      const button = L.DomUtil.create('button', 'locate', box);
-      button.type = 'button';
-      button.id = 'locate';
-      button.title = 'Show where I am';
-      button.setAttribute('aria-label', 'Show where I am');
-      button.textContent = '◎';
-      L.DomEvent.disableClickPropagation(box); // inside the map: Leaflet's own way, the map clears it
-      button.addEventListener('click', () => locate(map, notices, marker));
-      return box;
-    },
+  addMapButton(map, {
+    position: 'topleft', className: 'locate', id: 'locate', text: '◎', title: 'Show where I am',
+    label: 'Show where I am', onClick: () => locate(map, notices, marker),
   });
-  map.addControl(new Locate());
 }
