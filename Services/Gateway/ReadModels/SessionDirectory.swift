@@ -20,9 +20,10 @@ final class SessionDirectory: Sendable {
     private struct State {
         var sessions: [SessionID: Cached] = [:]
         var unknown: Set<SessionID> = []
-        /// Ids being asked of the session service: their events are kept, so a
+        /// Ids being asked of the session service, with the one lookup every
+        /// request for that id awaits: their events are kept meanwhile, so a
         /// change that overtakes the answer is not lost.
-        var asking: [SessionID: Int] = [:]
+        var asking: [SessionID: Task<SessionInfo, any Error>] = [:]
     }
 
     private let state = Mutex(State())
@@ -70,14 +71,28 @@ final class SessionDirectory: Sendable {
     }
 
     /// Asks the session service; remembers what it says, unknown ids included.
+    /// Requests for one id at the same moment (a sign of life beside the
+    /// request's own lookup, a phone's parallel polls) share one `LookupSession`.
     private func ask(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
-        state.withLock { $0.asking[id, default: 0] += 1 }
-        defer {
-            state.withLock { state in
-                state.asking[id]! -= 1
-                if state.asking[id] == 0 { state.asking[id] = nil }
+        let lookup = state.withLock { state -> Task<SessionInfo, any Error> in
+            if let running = state.asking[id] { return running }
+            let task = Task { [self] in
+                defer { _ = self.state.withLock { $0.asking.removeValue(forKey: id) } }
+                return try await lookUpAtTheService(id)
             }
+            state.asking[id] = task
+            return task
         }
+        do {
+            return try await lookup.value
+        } catch let error as ProtocolError {
+            throw error
+        } catch {
+            throw ProtocolError.unavailable
+        }
+    }
+
+    private func lookUpAtTheService(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         do throws(ProtocolError) {
             let info = try await backend.send(LookupSession(session: id))
             remember(info)
