@@ -104,10 +104,23 @@ let package = Package(
             ],
             path: "Shared/GeoChatRuntime", swiftSettings: strict),
 
+        // The gateway's core: what a chat client can do (`ChatActions`), the read
+        // models, the limits and the service clients, for every surface alike. It
+        // links no HTTP library, so nothing of a request's transport leaks into it.
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "GeoChatDomain", "GeoChatBus", "GeoChatKafka", "GeoChatMetrics",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Services/GatewayCore", swiftSettings: strict),
+        // The gateway: its surfaces (legacy XML, JSON API, push, web map, admin)
+        // over `GatewayCore`, the shared HTTP plumbing, settings and start-up.
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
+                "GatewayCore", "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -201,7 +214,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime", "GeoChatLegacyProtocol",
+                "Gateway", "GatewayCore", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime", "GeoChatLegacyProtocol",
                 // The router tests run the gateway over the services' real handlers on in-memory stores.
                 "SessionService", "RoomsService", "MessagingService", "GeoChatTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

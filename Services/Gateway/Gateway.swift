@@ -4,6 +4,7 @@ import GeoChatRuntime
 import Hummingbird
 import Logging
 import NIOCore
+import GatewayCore
 
 /// The gateway's state, built once from its settings and a command bus: over
 /// Kafka in `main`, in memory in the router tests.
@@ -47,7 +48,7 @@ struct Gateway: Sendable {
             backend: services, sessions: sessions, messages: messages, rooms: rooms, presence: presence,
             lobby: LobbyLocator(),
             places: WaitingPlaces(perGateway: settings.push.maxSubscribers, perAddress: settings.push.maxPerAddress),
-            settings: settings, logger: logger)
+            logger: logger)
         self.participants = ParticipantLists()
         self.events = RoomEventStream(actions: actions, participants: participants, settings: settings.push, logger: logger)
     }

@@ -1,6 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
 import GeoChatRuntime
+import GatewayCore
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
 /// writes go to the owning services as Kafka commands, reads come from read

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The JSON API through the router, over the in-memory cluster of `GatewayRouterTests`.
 extension GatewayRouterTests {

@@ -4,6 +4,7 @@ import Logging
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The admin API's side of the expiry contract: run requests leave as the
 /// expiry service's wire commands, through the same envelopes and handler

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// Whose bucket a request counts against: the peer, or the client a trusted
 /// proxy forwarded; a header from anyone else is ignored; IPv6 by /64.

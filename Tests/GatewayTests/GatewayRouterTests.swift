@@ -12,6 +12,7 @@ import Logging
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 @testable import MessagingService
 @testable import RoomsService
 @testable import SessionService

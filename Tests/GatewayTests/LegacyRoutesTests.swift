@@ -1,4 +1,5 @@
 @testable import Gateway
+@testable import GatewayCore
 import GeoChatDomain
 import GeoChatLegacyProtocol
 import XCTest

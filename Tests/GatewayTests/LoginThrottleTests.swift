@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import Gateway
+@testable import GatewayCore
 
 final class LoginThrottleTests: XCTestCase {
     func testAttemptsCountFromTheirSendingAndBeyondTheLimitWaitForTheWindow() async throws {

@@ -3,6 +3,7 @@ import GeoChatRuntime
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The operator's base map and geocoder: checked at start, served to the page,
 /// and let through the Content-Security-Policy.

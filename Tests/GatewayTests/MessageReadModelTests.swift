@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The shell around `RoomTimelines`: that it asks the history source what the
 /// rules say, hands the answers back, and runs gap fills. The source answers

@@ -3,6 +3,7 @@ import GeoChatDomain
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// Presence is a memory write; what a gateway publishes is bounded by time per
 /// session, never by its requests; a refused batch is tried again.

@@ -2,6 +2,7 @@ import GeoChatDomain
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The one rule for who a room lists as present (`participants`, admin `rooms show`).
 @Suite struct PresentParticipantsTests {

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// Push streams, written through a stand-in for the connection's body writer.
 extension GatewayRouterTests {

@@ -3,6 +3,7 @@ import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The index's nearby search answers what a scan of every room answers.
 @Suite struct RoomIndexNearestTests {

@@ -3,6 +3,7 @@ import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The gateway's region index answers as the rooms service's region query does
 /// (box edges included, the `cap` most recently visited, ordered by id), and

@@ -5,6 +5,7 @@ import Logging
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 @testable import RoomsService
 
 /// A gateway's start-up load of its region index, over the rooms service's real

@@ -2,6 +2,7 @@ import GeoChatDomain
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// What long polls and push subscribers wait on.
 @Suite struct RoomSignalsTests {

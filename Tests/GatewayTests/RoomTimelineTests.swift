@@ -3,6 +3,7 @@ import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// One room's timeline: what it reveals and what it holds back. Expected
 /// messages are built here from their ids, never read back from the timeline.

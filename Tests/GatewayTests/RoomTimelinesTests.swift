@@ -3,6 +3,7 @@ import GeoChatTestSupport
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// The read model's rules, one transition at a time, with the clock in the
 /// test's hands. Expected messages are built here from their ids, never read

@@ -2,6 +2,7 @@ import GeoChatDomain
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// Saying joins the room: the sayer is a member once the say is answered, and
 /// only a new membership is announced (a `joined` event wakes every push

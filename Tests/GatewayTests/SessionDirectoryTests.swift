@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// A session this gateway has not met is asked of the session service once,
 /// however many requests name it at the same moment.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Gateway
+@testable import GatewayCore
 
 /// Streams and long polls share one count, per gateway and per address.
 @Suite struct WaitingPlacesTests {

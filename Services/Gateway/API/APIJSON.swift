@@ -3,6 +3,7 @@ import GeoChatDomain
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import GatewayCore
 
 /// JSON out, JSON in: one encoder setting for every answer.
 enum APIJSON {

@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GatewayCore
 
 /// The JSON API's bodies (docs/api.md; the schemas of `OpenAPIDocument`).
 /// Places go out in both WGS 84 degrees and normalized Mercator values.

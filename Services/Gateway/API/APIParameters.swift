@@ -1,5 +1,6 @@
 import GeoChatDomain
 import Hummingbird
+import GatewayCore
 
 /// The JSON API's query parameters, read strictly: numbers are finite decimals,
 /// places are WGS 84 degrees (`latitude`/`longitude`) or normalized Mercator

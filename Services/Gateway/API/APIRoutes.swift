@@ -3,6 +3,7 @@ import Hummingbird
 import HTTPTypes
 import Logging
 import NIOCore
+import GatewayCore
 
 /// The JSON API under `/api/v1` (docs/api.md; the contract is `OpenAPIDocument`,
 /// served at `/api/v1/openapi.json`). Every operation is a `ChatActions` call

@@ -1,3 +1,4 @@
+import GatewayCore
 /// The JSON API's contract, served at `/api/v1/openapi.json`: OpenAPI 3.1.
 /// This is its one home; `APIRoutes` implements it, `OpenAPIDocumentTests`
 /// checks that every route is in it and the other way round, and CI runs

@@ -3,6 +3,7 @@ import GeoChatDomain
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import GatewayCore
 
 /// An error as the JSON API answers it: `application/problem+json` (RFC 9457),
 /// with the protocol's error code, so clients of both APIs act on the same codes.

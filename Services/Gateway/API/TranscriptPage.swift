@@ -2,6 +2,7 @@ import GeoChatDomain
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import GatewayCore
 
 /// One page of a room's transcript, as `text/plain` (one line a message,
 /// `Transcript.line`) or JSON; the next page is named by `next` (JSON) or a

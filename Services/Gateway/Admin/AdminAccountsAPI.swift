@@ -1,5 +1,6 @@
 import GeoChatDomain
 import Hummingbird
+import GatewayCore
 
 /// Logging in and out, the session list, the audit log.
 extension AdminEndpoints {

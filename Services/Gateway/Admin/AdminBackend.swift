@@ -1,6 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
 import Logging
+import GatewayCore
 
 /// The admin API's view of the services: the session service (accounts,
 /// tokens, bans, settings, audit), rooms and messaging (their part of the room

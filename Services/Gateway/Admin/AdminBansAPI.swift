@@ -1,5 +1,6 @@
 import GeoChatDomain
 import Hummingbird
+import GatewayCore
 
 /// Bans of a nickname or a session. The session service stores them and
 /// broadcasts them on `geochat.bans`; this gateway applies its own change at

@@ -2,6 +2,7 @@ import GeoChatDomain
 import Hummingbird
 import Logging
 import Synchronization
+import GatewayCore
 
 /// What each admin endpoint does; one file per area (accounts, rooms, expiry,
 /// bans, settings). Reads ask the owning services; changes go to them as

@@ -1,5 +1,6 @@
 import GeoChatDomain
 import Hummingbird
+import GatewayCore
 
 /// Expiry runs: start one (dry or real), read one's progress and report, list
 /// the latest. The expiry service owns the jobs (ExpiryCommand).

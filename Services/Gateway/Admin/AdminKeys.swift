@@ -1,4 +1,5 @@
 import GeoChatDomain
+import GatewayCore
 
 /// What the admin API seals: admin passwords for the session service
 /// (`LoginSeal`), and the commands only operators may send (`OperatorSeal`).

@@ -4,6 +4,7 @@ import GeoChatDomain
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import GatewayCore
 
 /// Why an admin request failed, as the HTTP status and the JSON error it answers.
 struct AdminFailure: Error, Sendable {

@@ -1,6 +1,7 @@
 import GeoChatDomain
 import Hummingbird
 import Logging
+import GatewayCore
 
 /// The admin API, under `<prefix>/admin/`: JSON in and out, a bearer token on
 /// everything but `login`. The table below is the whole API.

@@ -1,5 +1,6 @@
 import Hummingbird
 import HTTPTypes
+import GatewayCore
 
 /// Headers on every answer of a gateway's listeners, errors and 404s included:
 /// no type sniffing (an answer is only what its `Content-Type` says), no

@@ -1,5 +1,6 @@
 import GeoChatDomain
 import GeoChatLegacyProtocol
+import GatewayCore
 
 /// Carries out checked legacy requests through `ChatActions` and answers with
 /// the contract's XML.

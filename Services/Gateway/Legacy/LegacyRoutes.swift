@@ -6,6 +6,7 @@ import GeoChatRuntime
 import Logging
 import HTTPTypes
 import NIOCore
+import GatewayCore
 
 /// The legacy endpoints: `/chat.php`, `/add.php`, `/messages.php` (GET and
 /// POST, under the configured prefix). Parsing and checks happen here; the

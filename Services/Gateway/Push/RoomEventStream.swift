@@ -6,6 +6,7 @@ import GeoChatMetrics
 import Metrics
 import NIOCore
 import Synchronization
+import GatewayCore
 
 /// Push: a room's new messages and participant changes as Server-Sent Events
 /// (`GET /api/v1/rooms/{id}/events`).

@@ -1,6 +1,7 @@
 import Foundation
 import GeoChatDomain
 import GeoChatRuntime
+import GatewayCore
 
 /// What the operator sets for the web map, served to the page as
 /// `/map/settings.json`: a base-map tile server (off: the offline land map

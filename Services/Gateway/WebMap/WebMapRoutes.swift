@@ -3,6 +3,7 @@ import Hummingbird
 import HTTPTypes
 import Logging
 import NIOCore
+import GatewayCore
 
 /// The web map (`web/` of the repository): `/` is its page, `/map/<file>` its
 /// files, `/map/leaflet/<file>` Debian's Leaflet (`libjs-leaflet`). Files are

@@ -1,5 +1,4 @@
 import GeoChatDomain
-import GeoChatRuntime
 
 /// The numbers of the gateway's abuse limits. The start-up configuration gives
 /// them; the live settings an admin stores (`rate.post.per.min`,
@@ -10,35 +9,35 @@ import GeoChatRuntime
 /// Defaults follow Synapse's `rc_message` (0.2 messages/s, burst 10) for one
 /// session's posts, with ejabberd's `min_message_interval` idea on top; the
 /// per-address limits are looser because many phones share a carrier's NAT.
-struct RateLimitSettings: Sendable, Equatable {
-    var postPerSession: TokenBucket.Rule
-    var postPerAddress: TokenBucket.Rule
-    var createPerSession: TokenBucket.Rule
-    var createPerAddress: TokenBucket.Rule
-    var startPerAddress: TokenBucket.Rule
+package struct RateLimitSettings: Sendable, Equatable {
+    package var postPerSession: TokenBucket.Rule
+    package var postPerAddress: TokenBucket.Rule
+    package var createPerSession: TokenBucket.Rule
+    package var createPerAddress: TokenBucket.Rule
+    package var startPerAddress: TokenBucket.Rule
     /// `join`, `leave` and `nick` of one session: each writes to PostgreSQL and
     /// publishes an event every gateway reads.
-    var changesPerSession: TokenBucket.Rule
+    package var changesPerSession: TokenBucket.Rule
     /// The same, per client address: sessions are cheap to start, so the
     /// per-session rate alone multiplies with them.
-    var changesPerAddress: TokenBucket.Rule
+    package var changesPerAddress: TokenBucket.Rule
     /// `messages` that must read PostgreSQL (a room not yet in this gateway's
     /// memory, or a page older than it holds), per client address.
-    var historyPerAddress: TokenBucket.Rule
+    package var historyPerAddress: TokenBucket.Rule
     /// `chats` that look at more than `Limits.wideRegionCells` cells of the
     /// gateway's index, per client address.
-    var wideRegionPerAddress: TokenBucket.Rule
+    package var wideRegionPerAddress: TokenBucket.Rule
     /// `participants` reads (a command and a PostgreSQL read each), per client address.
-    var participantsPerAddress: TokenBucket.Rule
+    package var participantsPerAddress: TokenBucket.Rule
     /// Lookups of session ids this gateway has never met, per client address;
     /// a lookup that finds a live session gives its token back, so only
     /// guessed or stale ids use the bucket up (a carrier's NAT of many real
     /// phones meeting a restarted gateway is not held back).
-    var sessionLookupPerAddress: TokenBucket.Rule
+    package var sessionLookupPerAddress: TokenBucket.Rule
     /// New rooms one session may create per hour (a bucket of this size refilled over an hour).
-    var roomsPerSessionPerHour: Int
+    package var roomsPerSessionPerHour: Int
 
-    static let defaults = RateLimitSettings(
+    package static let defaults = RateLimitSettings(
         postPerSession: .init(perSecond: 0.2, capacity: 10, minIntervalNs: 200_000_000),
         postPerAddress: .init(perSecond: 5, capacity: 50),
         createPerSession: .init(perSecond: 0.1, capacity: 3),
@@ -52,7 +51,7 @@ struct RateLimitSettings: Sendable, Equatable {
         sessionLookupPerAddress: .init(perSecond: 2, capacity: 20),
         roomsPerSessionPerHour: 20)
 
-    init(
+    package init(
         postPerSession: TokenBucket.Rule, postPerAddress: TokenBucket.Rule, createPerSession: TokenBucket.Rule,
         createPerAddress: TokenBucket.Rule, startPerAddress: TokenBucket.Rule,
         changesPerSession: TokenBucket.Rule = defaults.changesPerSession,
@@ -76,34 +75,9 @@ struct RateLimitSettings: Sendable, Equatable {
         self.roomsPerSessionPerHour = roomsPerSessionPerHour
     }
 
-    init(_ configuration: Configuration) throws {
-        let d = Self.defaults
-        func rule(_ key: String, _ fallback: TokenBucket.Rule) throws -> TokenBucket.Rule {
-            var rule = fallback
-            rule.perSecond = try configuration.double("rate.\(key).per.s", default: fallback.perSecond)
-            rule.capacity = try configuration.double("rate.\(key).burst", default: fallback.capacity)
-            return rule
-        }
-        postPerSession = try rule("post", d.postPerSession)
-        postPerSession.minIntervalNs = UInt64(
-            max(0, try configuration.int("rate.post.min.interval.ms", default: Int(d.postPerSession.minIntervalNs / 1_000_000))))
-            * 1_000_000
-        postPerAddress = try rule("post.address", d.postPerAddress)
-        createPerSession = try rule("create", d.createPerSession)
-        createPerAddress = try rule("create.address", d.createPerAddress)
-        startPerAddress = try rule("start.address", d.startPerAddress)
-        changesPerSession = try rule("change", d.changesPerSession)
-        changesPerAddress = try rule("change.address", d.changesPerAddress)
-        historyPerAddress = try rule("history.address", d.historyPerAddress)
-        wideRegionPerAddress = try rule("wide.region.address", d.wideRegionPerAddress)
-        participantsPerAddress = try rule("participants.address", d.participantsPerAddress)
-        sessionLookupPerAddress = try rule("session.lookup.address", d.sessionLookupPerAddress)
-        roomsPerSessionPerHour = try configuration.int("rate.rooms.per.hour", default: d.roomsPerSessionPerHour)
-    }
-
     /// These numbers with the live settings an admin stored put in their place.
     /// A stored 0 turns that limit off, as in the configuration.
-    func overridden(by live: LiveSettings) -> RateLimitSettings {
+    package func overridden(by live: LiveSettings) -> RateLimitSettings {
         var s = self
         if let perMinute = live.stored(.ratePostsPerMinute)?.value { s.postPerSession.perSecond = Double(perMinute) / 60 }
         if let burst = live.stored(.ratePostBurst)?.value { s.postPerSession.capacity = Double(burst) }
@@ -112,14 +86,14 @@ struct RateLimitSettings: Sendable, Equatable {
     }
 
     /// The hourly room cap as a bucket: `roomsPerSessionPerHour` at once, refilled over an hour.
-    var roomsPerSession: TokenBucket.Rule {
+    package var roomsPerSession: TokenBucket.Rule {
         .init(perSecond: Double(roomsPerSessionPerHour) / 3600, capacity: Double(roomsPerSessionPerHour))
     }
 }
 
 // Which number limits each bucket of `RateLimiter`.
 extension RateLimitSettings {
-    func rule(for scope: RateLimiter.Scope) -> TokenBucket.Rule {
+    package func rule(for scope: RateLimiter.Scope) -> TokenBucket.Rule {
         switch scope {
         case .postBySession: postPerSession
         case .postByAddress: postPerAddress

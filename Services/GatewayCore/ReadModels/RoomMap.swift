@@ -11,7 +11,7 @@ import Synchronization
 /// commutes: a room is added once, a visit only moves forward, and a removal
 /// seen while loading is remembered so a page read before it cannot bring the
 /// room back.
-final class RoomMap: Sendable {
+package final class RoomMap: Sendable {
     private struct State {
         var index = RoomIndex()
         var loaded = false
@@ -21,44 +21,44 @@ final class RoomMap: Sendable {
     }
 
     private let state = Mutex(State())
-    static let pageSize = ListRoomsPage.maxLimit
+    package static let pageSize = ListRoomsPage.maxLimit
 
-    init() {}
+    package init() {}
 
-    var isLoaded: Bool { state.withLock { $0.loaded } }
-    var count: Int { state.withLock { $0.index.count } }
+    package var isLoaded: Bool { state.withLock { $0.loaded } }
+    package var count: Int { state.withLock { $0.index.count } }
 
     /// The answer to a region query; nil until loaded (the caller asks the rooms service then).
-    func rooms(in query: RegionQuery) -> [RoomInfo]? {
+    package func rooms(in query: RegionQuery) -> [RoomInfo]? {
         state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
     }
 
     /// The rooms nearest a point (`RoomIndex.nearest`); nil until loaded.
-    func nearest(_ query: NearbyQuery) -> [NearbyRoom]? {
+    package func nearest(_ query: NearbyQuery) -> [NearbyRoom]? {
         state.withLock { $0.loaded ? $0.index.nearest(query) : nil }
     }
 
     /// The cells a nearby query would look at (0 before the index is loaded).
-    func cellsLookedAt(by query: NearbyQuery) -> Int {
+    package func cellsLookedAt(by query: NearbyQuery) -> Int {
         state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
     }
 
     /// A live room as the index holds it; nil when it does not (or is not loaded).
-    func room(_ id: RoomID) -> RoomInfo? {
+    package func room(_ id: RoomID) -> RoomInfo? {
         state.withLock { $0.index.room(id) }
     }
 
     /// Whether the index holds the room; nil before it is loaded.
-    func knows(_ room: RoomID) -> Bool? {
+    package func knows(_ room: RoomID) -> Bool? {
         state.withLock { $0.loaded ? $0.index.room(room) != nil : nil }
     }
 
     /// The cells answering `query` would look at (0 before the index is loaded).
-    func cellsLookedAt(by query: RegionQuery) -> Int {
+    package func cellsLookedAt(by query: RegionQuery) -> Int {
         state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
     }
 
-    func created(_ room: RoomInfo, atMs: Int64) {
+    package func created(_ room: RoomInfo, atMs: Int64) {
         state.withLock { state in
             guard !state.removedWhileLoading.contains(room.id) else { return }
             state.index.upsert(room, visitedAtMs: atMs)
@@ -66,7 +66,7 @@ final class RoomMap: Sendable {
     }
 
     /// A join or a message: the room was visited.
-    func visited(_ room: RoomID, atMs: Int64) {
+    package func visited(_ room: RoomID, atMs: Int64) {
         state.withLock { state in
             if !state.loaded && state.index.room(room) == nil {
                 state.visitsWhileLoading[room] = max(state.visitsWhileLoading[room] ?? 0, atMs)
@@ -76,7 +76,7 @@ final class RoomMap: Sendable {
         }
     }
 
-    func removed(_ rooms: [RoomID]) {
+    package func removed(_ rooms: [RoomID]) {
         state.withLock { state in
             for room in rooms {
                 state.index.remove(room)
@@ -86,7 +86,7 @@ final class RoomMap: Sendable {
     }
 
     /// One page of the start-up load.
-    func load(_ page: [IndexedRoom]) {
+    package func load(_ page: [IndexedRoom]) {
         state.withLock { state in
             for entry in page where !state.removedWhileLoading.contains(entry.room.id) {
                 let visit = max(entry.visitedAtMs, state.visitsWhileLoading.removeValue(forKey: entry.room.id) ?? 0)
@@ -95,7 +95,7 @@ final class RoomMap: Sendable {
         }
     }
 
-    func finishLoading() {
+    package func finishLoading() {
         state.withLock { state in
             state.loaded = true
             state.removedWhileLoading = []
@@ -109,7 +109,7 @@ final class RoomMap: Sendable {
     /// (its position fixed first): an event after that is seen, one before is
     /// in the pages; a room above the highest id read at the start was created
     /// after it, so its `created` event is seen.
-    func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
+    package func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
         let started = ContinuousClock.now
         guard let highest = await untilAnswered(logger, { () async throws(ProtocolError) in
             try await backend.send(HighestRoomID())

@@ -8,31 +8,44 @@ import Synchronization
 /// rule, limit and read-your-writes step has one home. Reads come from the
 /// read models, writes go as commands to the owning services; answers are
 /// domain values, which each protocol renders its own way.
-struct ChatActions: Sendable {
-    let backend: ServiceClients
-    let sessions: SessionDirectory
-    let messages: MessageReadModel
-    let rooms: RoomMap
-    let presence: PresenceTracker
-    let lobby: LobbyLocator
+package struct ChatActions: Sendable {
+    package let backend: ServiceClients
+    package let sessions: SessionDirectory
+    package let messages: MessageReadModel
+    package let rooms: RoomMap
+    package let presence: PresenceTracker
+    package let lobby: LobbyLocator
     /// Long polls and push streams, counted together per gateway and per address.
-    let places: WaitingPlaces
-    let settings: GatewaySettings
-    let logger: Logger
+    package let places: WaitingPlaces
+    package let logger: Logger
     /// Lookups started beside a request (`signOfLife`), at most `BackgroundLookups.most` at once.
     private let backgroundLookups = BackgroundLookups()
+
+    package init(
+        backend: ServiceClients, sessions: SessionDirectory, messages: MessageReadModel, rooms: RoomMap,
+        presence: PresenceTracker, lobby: LobbyLocator, places: WaitingPlaces, logger: Logger
+    ) {
+        self.backend = backend
+        self.sessions = sessions
+        self.messages = messages
+        self.rooms = rooms
+        self.presence = presence
+        self.lobby = lobby
+        self.places = places
+        self.logger = logger
+    }
 
     /// The request's client: asked before a read that costs far more than a
     /// poll (`RateLimiter.CostlyRead`, throws `rate_limited` to refuse it), and
     /// the address its waits count against.
-    typealias AdmitCostlyRead = ClientLimits
+    package typealias AdmitCostlyRead = ClientLimits
 
     /// Longest a `messages` request may wait for a new message.
-    static let maxWait = Duration.seconds(Limits.maxWaitSeconds.upperBound)
+    package static let maxWait = Duration.seconds(Limits.maxWaitSeconds.upperBound)
 
     // MARK: Sessions
 
-    func start(nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+    package func start(nick: Nickname) async throws(ProtocolError) -> SessionInfo {
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let info = try await backend.send(StartSession(nick: nick.value))
         sessions.remember(info)
@@ -40,7 +53,7 @@ struct ChatActions: Sendable {
         return info
     }
 
-    func rename(_ id: SessionID, to nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+    package func rename(_ id: SessionID, to nick: Nickname) async throws(ProtocolError) -> SessionInfo {
         let session = try await live(id)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
@@ -50,7 +63,7 @@ struct ChatActions: Sendable {
         return renamed
     }
 
-    func end(_ id: SessionID) async throws(ProtocolError) {
+    package func end(_ id: SessionID) async throws(ProtocolError) {
         let session = try await live(id)
         let ended = try await endSession(session.id)
         sessions.remember(ended)
@@ -60,7 +73,7 @@ struct ChatActions: Sendable {
 
     // MARK: Rooms
 
-    func rooms(in query: RegionQuery, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [RoomInfo] {
+    package func rooms(in query: RegionQuery, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [RoomInfo] {
         if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
         // From memory once the index is loaded; the rooms service answers before,
         // a command and a query each, so then it costs a history token.
@@ -70,7 +83,7 @@ struct ChatActions: Sendable {
     }
 
     /// From the index only: until it is loaded (the gateway is not ready) the answer is `unavailable`.
-    func nearest(_ query: NearbyQuery, admitCostlyRead: AdmitCostlyRead) throws(ProtocolError) -> [NearbyRoom] {
+    package func nearest(_ query: NearbyQuery, admitCostlyRead: AdmitCostlyRead) throws(ProtocolError) -> [NearbyRoom] {
         if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
         guard let found = rooms.nearest(query) else { throw .unavailable }
         return found
@@ -79,20 +92,20 @@ struct ChatActions: Sendable {
     /// A live room: from the index, else from the rooms service (a room just
     /// made through another gateway, whose event has not come yet, or a made-up
     /// id: that read costs a history token).
-    func room(_ id: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> RoomInfo {
+    package func room(_ id: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> RoomInfo {
         if let room = rooms.room(id) { return room }
         try admitCostlyRead(.history)
         return try await backend.send(LookupRoom(room: id))
     }
 
-    func create(
+    package func create(
         session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String
     ) async throws(ProtocolError) -> RoomInfo {
         let session = try await live(id)
         return try await backend.send(CreateRoom(session: session.id, position: position, zoom: zoom, topic: topic))
     }
 
-    func join(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+    package func join(session id: SessionID, room: RoomID) async throws(ProtocolError) {
         let session = try await live(id)
         try await join(session, room)
     }
@@ -102,22 +115,22 @@ struct ChatActions: Sendable {
             JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
     }
 
-    func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+    package func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
         let session = try await live(id)
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
-    func participants(of room: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [String] {
+    package func participants(of room: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [String] {
         try admitCostlyRead(.participants)
         let members = try await backend.send(ListMembers(room: room))
         return PresentParticipants.nicks(
-            of: members, presence: presence, sessions: sessions, timeoutMs: settings.presenceTimeoutMs,
+            of: members, presence: presence, sessions: sessions, timeoutMs: presence.presenceTimeoutMs,
             nowMs: WallClock.nowMs())
     }
 
     // MARK: Messages
 
-    func say(session id: SessionID, room: RoomID, text: String) async throws(ProtocolError) -> ChatMessage {
+    package func say(session id: SessionID, room: RoomID, text: String) async throws(ProtocolError) -> ChatMessage {
         let session = try await live(id)
         // Saying joins the room: the messaging service tells the rooms service
         // before it answers, so the sayer is listed everywhere once this returns
@@ -128,7 +141,7 @@ struct ChatActions: Sendable {
     /// Messages after `past` (0: the latest `limit`), oldest first. With a
     /// `wait`, an answer that would be empty waits up to that long for the
     /// room's next message (a long poll); it is answered empty after it.
-    func messages(
+    package func messages(
         room: RoomID, past: MessageID, limit: Int, session: SessionID?, wait: Duration = .zero,
         admitCostlyRead: AdmitCostlyRead
     ) async throws(ProtocolError) -> [ChatMessage] {
@@ -159,7 +172,7 @@ struct ChatActions: Sendable {
     }
 
     /// One read of the room's messages, from memory when this gateway holds them.
-    func poll(
+    package func poll(
         room: RoomID, past: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
     ) async throws(ProtocolError) -> [ChatMessage] {
         try await messages.poll(
@@ -175,7 +188,7 @@ struct ChatActions: Sendable {
 
     /// A page of a room's transcript: messages after `after` (0: from the
     /// first), oldest first, at most `limit`.
-    func transcript(
+    package func transcript(
         room: RoomID, after: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
     ) async throws(ProtocolError) -> [ChatMessage] {
         if after > 0 { return try await poll(room: room, past: after, limit: limit, admitCostlyRead: admitCostlyRead) }
@@ -187,14 +200,14 @@ struct ChatActions: Sendable {
 
     // MARK: The lobby (the add/messages dialect)
 
-    func lobbyPost(user: String, text: String) async throws(ProtocolError) {
+    package func lobbyPost(user: String, text: String) async throws(ProtocolError) {
         // The dialect has no session: the name is all a ban can hold on to.
         if sessions.bans.isBanned(nick: user) { throw .banned }
         let room = try await lobby.room(backend)
         try await post(room: room, author: nil, nick: user, text: text)
     }
 
-    func lobbyMessages(past: MessageID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [ChatMessage] {
+    package func lobbyMessages(past: MessageID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [ChatMessage] {
         let room = try await lobby.room(backend)
         return try await messages.poll(
             room: room, past: past, limit: Limits.lobbyMessageLimit,
@@ -215,7 +228,7 @@ struct ChatActions: Sendable {
     /// meeting a new gateway are not. At most `BackgroundLookups.most` such
     /// lookups run beside requests at once; over it, the request's own
     /// lookup (if it needs the session) is the only one.
-    func signOfLife(_ id: SessionID?, client: ClientLimits) throws(ProtocolError) {
+    package func signOfLife(_ id: SessionID?, client: ClientLimits) throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
         case .live: presence.seen(id, atMs: WallClock.nowMs())
@@ -238,7 +251,7 @@ struct ChatActions: Sendable {
     /// directory through the session events, milliseconds later (docs/protocol.md,
     /// decisions): asking the session service on every write would put all
     /// writes through its one-at-a-time command loop.
-    func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+    package func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
         presence.seen(id, atMs: WallClock.nowMs())
         return session
@@ -273,29 +286,29 @@ struct ChatActions: Sendable {
 }
 
 /// Counts the session lookups `signOfLife` runs beside requests.
-final class BackgroundLookups: Sendable {
-    static let most = 64
+package final class BackgroundLookups: Sendable {
+    package static let most = 64
     private let running = Atomic<Int>(0)
 
-    init() {}
+    package init() {}
 
     /// True (and counted) when one more may start.
-    func begin() -> Bool {
+    package func begin() -> Bool {
         if running.add(1, ordering: .relaxed).newValue <= Self.most { return true }
         running.subtract(1, ordering: .relaxed)
         return false
     }
 
-    func end() { running.subtract(1, ordering: .relaxed) }
+    package func end() { running.subtract(1, ordering: .relaxed) }
 }
 
 /// The lobby room's id, asked of the rooms service once.
-final class LobbyLocator: Sendable {
+package final class LobbyLocator: Sendable {
     private let known = Mutex<RoomID?>(nil)
 
-    init() {}
+    package init() {}
 
-    func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
+    package func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
         if let id = known.withLock({ $0 }) { return id }
         let lobby = try await backend.send(LocateLobby())
         known.withLock { $0 = lobby.id }

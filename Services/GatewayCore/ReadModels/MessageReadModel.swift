@@ -5,13 +5,13 @@ import Metrics
 import Synchronization
 
 /// Where the read model gets a room's history and committed head: the messaging service.
-protocol MessageHistorySource: Sendable {
+package protocol MessageHistorySource: Sendable {
     func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory
     func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead]
 }
 
 extension ServiceClients: MessageHistorySource {
-    func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
+    package func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
         try await send(ReadHeads(rooms: rooms))
     }
 }
@@ -21,7 +21,7 @@ extension ServiceClients: MessageHistorySource {
 ///
 /// The rules live in `RoomTimelines`; this carries out what they say: it runs
 /// the loads and gap fills, and feeds their outcomes back.
-final class MessageReadModel: Sendable {
+package final class MessageReadModel: Sendable {
     private struct State {
         var timelines: RoomTimelines
         /// The loads under way; a room `loading` in `timelines` has its task here.
@@ -31,7 +31,7 @@ final class MessageReadModel: Sendable {
     private let state: Mutex<State>
     private let source: any MessageHistorySource
     /// Told of every room whose timeline may have grown (long polls and push wait on it).
-    let signals: RoomSignals
+    package let signals: RoomSignals
     private let eventsLost = Doorbell()
     private let lostEventsReported = Atomic<Bool>(false)
 
@@ -40,9 +40,9 @@ final class MessageReadModel: Sendable {
     private static let fetchFailures = Counter(label: MetricNames.timelineBackfillFailures)
     private static let headChecks = LabeledFamily(counter: MetricNames.timelineHeadChecks, label: "outcome")
     /// Rooms per head read (one command each).
-    static let headBatch = 1000
+    package static let headBatch = 1000
 
-    init(
+    package init(
         backend: some MessageHistorySource, capacity: Int = Limits.maxMessageLimit,
         idleEviction: Duration = .seconds(600), removedMemory: Duration = .seconds(600), signals: RoomSignals = RoomSignals()
     ) {
@@ -66,7 +66,7 @@ final class MessageReadModel: Sendable {
     /// holds is read from the messaging service (PostgreSQL); `beforeLoading`:
     /// asked before a room not in memory is loaded from it. Either throws to
     /// refuse (the per-address history limit). A poll of a room in memory asks neither.
-    func poll(
+    package func poll(
         room: RoomID, past: MessageID, limit: Int,
         beforeReadingThrough: () throws(ProtocolError) -> Void = {},
         beforeLoading: () throws(ProtocolError) -> Void = {}
@@ -136,14 +136,14 @@ final class MessageReadModel: Sendable {
     }
 
     /// A message from the event stream.
-    func apply(_ message: ChatMessage) {
+    package func apply(_ message: ChatMessage) {
         let arrival = mutate { $0.timelines.messageArrived(message) }
         if case .fillGap(let room) = arrival { startGapFill(room) }
         signals.ring(message.room, .messages)
     }
 
     /// The rooms were removed: answer 404 from now on.
-    func remove(_ rooms: [RoomID]) {
+    package func remove(_ rooms: [RoomID]) {
         let now = ContinuousClock.now
         state.withLock { $0.timelines.remove(rooms, now: now) }
         for room in rooms { signals.ring(room, .messages) }
@@ -182,7 +182,7 @@ final class MessageReadModel: Sendable {
     /// those rooms alone, not at the next round: a lost event then costs about
     /// one round plus a second, not two rounds (the release fault run saw 13.5 s
     /// after a broker restart that lost acknowledged events; docs/reliability.md).
-    func checkHeads(
+    package func checkHeads(
         every interval: Duration = .seconds(5), confirmAfter: Duration = .seconds(1), polledWithin: Duration = .seconds(60)
     ) async {
         while !Task.isCancelled {
@@ -205,7 +205,7 @@ final class MessageReadModel: Sendable {
     /// without storage): a message acknowledged just before is then never
     /// announced. The heads are read at once, and every `confirmAfter` until a
     /// reading gets through, rather than at the next round (issue 25, item 6).
-    func eventsMayBeLost() {
+    package func eventsMayBeLost() {
         lostEventsReported.store(true, ordering: .releasing)
         eventsLost.ring()
     }
@@ -213,7 +213,7 @@ final class MessageReadModel: Sendable {
     /// Reads the owner's heads of the rooms polled within `polledWithin`, or
     /// of those suspected at the previous reading only.
     @discardableResult
-    func checkHeadsOnce(polledWithin: Duration = .seconds(60), onlySuspected: Bool = false) async -> Bool {
+    package func checkHeadsOnce(polledWithin: Duration = .seconds(60), onlySuspected: Bool = false) async -> Bool {
         let since = ContinuousClock.now - polledWithin
         let rooms = state.withLock {
             onlySuspected ? $0.timelines.suspectedRooms : $0.timelines.roomsToCheck(polledSince: since)
@@ -250,10 +250,10 @@ final class MessageReadModel: Sendable {
     }
 
     /// Drops rooms nobody polled within the idle time, and expired 404 answers.
-    func evictIdle() {
+    package func evictIdle() {
         let now = ContinuousClock.now
         state.withLock { $0.timelines.evictIdle(now: now) }
     }
 
-    var roomCount: Int { state.withLock { $0.timelines.roomCount } }
+    package var roomCount: Int { state.withLock { $0.timelines.roomCount } }
 }

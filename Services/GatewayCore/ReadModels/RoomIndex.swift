@@ -13,15 +13,15 @@ import GeoChatDomain
 /// to four at the shallowest. A level's empty cells cost nothing (a dictionary
 /// holds the others); a box covering more cells than the level has non-empty
 /// ones looks at those instead.
-struct RoomIndex {
+package struct RoomIndex {
     /// A room as a cell holds it: enough to order it and to test it against a box.
-    struct Ranked {
-        var visitedAtMs: Int64
-        var id: RoomID
-        var x: Double
-        var y: Double
+    package struct Ranked {
+        package var visitedAtMs: Int64
+        package var id: RoomID
+        package var x: Double
+        package var y: Double
 
-        func precedes(_ other: Ranked) -> Bool { (visitedAtMs, id) < (other.visitedAtMs, other.id) }
+        package func precedes(_ other: Ranked) -> Bool { (visitedAtMs, id) < (other.visitedAtMs, other.id) }
     }
 
     private struct Entry {
@@ -44,7 +44,7 @@ struct RoomIndex {
     }
 
     /// Cell side at zoom `z`: 2^-(z+2) of the world, at most 2^-16 (~600 m at the equator).
-    static func cellBits(zoom: Int) -> Int { min(zoom + 2, 16) }
+    package static func cellBits(zoom: Int) -> Int { min(zoom + 2, 16) }
 
     private var entries: [RoomID: Entry] = [:]
     private var levels: [Level] = ZoomLevel.range.map { Level(bits: RoomIndex.cellBits(zoom: $0)) }
@@ -54,18 +54,18 @@ struct RoomIndex {
     /// million rooms for 50 km, docs/benchmarks.md). Cells are 2^-12 of the
     /// world (about 10 km at the equator): a few for a town's radius, ~300 for 50 km.
     private var places = Level(bits: RoomIndex.placeBits)
-    static let placeBits = 12
+    package static let placeBits = 12
 
-    init() {}
+    package init() {}
 
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
-    func room(_ id: RoomID) -> RoomInfo? { entries[id]?.room }
+    package func room(_ id: RoomID) -> RoomInfo? { entries[id]?.room }
 
-    func visitedAtMs(_ id: RoomID) -> Int64? { entries[id]?.visitedAtMs }
+    package func visitedAtMs(_ id: RoomID) -> Int64? { entries[id]?.visitedAtMs }
 
     /// Adds a room, or moves a known one's last visit forward.
-    mutating func upsert(_ room: RoomInfo, visitedAtMs: Int64) {
+    package mutating func upsert(_ room: RoomInfo, visitedAtMs: Int64) {
         guard entries[room.id] == nil else { return visit(room.id, atMs: visitedAtMs) }
         entries[room.id] = Entry(room: room, visitedAtMs: visitedAtMs)
         insert(ranked(room, visitedAtMs), zoom: room.zoom.value)
@@ -73,14 +73,14 @@ struct RoomIndex {
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.
-    mutating func visit(_ id: RoomID, atMs: Int64) {
+    package mutating func visit(_ id: RoomID, atMs: Int64) {
         guard let entry = entries[id], atMs > entry.visitedAtMs else { return }
         delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
         entries[id]!.visitedAtMs = atMs
         insert(ranked(entry.room, atMs), zoom: entry.room.zoom.value)
     }
 
-    mutating func remove(_ id: RoomID) {
+    package mutating func remove(_ id: RoomID) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
         let key = places.key(of: entry.room.position)
@@ -93,7 +93,7 @@ struct RoomIndex {
     /// The rooms inside the box (edges included) and zoom range, ordered by id;
     /// at most `cap`, the most recently visited ones when more match (ties: the
     /// higher id), as `PostgresRoomStore.region` answers.
-    func rooms(in query: RegionQuery) -> [RoomInfo] {
+    package func rooms(in query: RegionQuery) -> [RoomInfo] {
         guard query.cap > 0 else { return [] }
         var sources = CellMerge(box: query.box)
         for z in query.zooms.clamped(to: ZoomLevel.range) {
@@ -107,7 +107,7 @@ struct RoomIndex {
     /// How many cells `rooms(in:)` looks at for this query: its cost, whatever
     /// it answers (a phone's screen covers at most a few thousand; the whole
     /// world at every zoom covers every non-empty cell there is).
-    func cellsLookedAt(by query: RegionQuery) -> Int {
+    package func cellsLookedAt(by query: RegionQuery) -> Int {
         var total = 0
         for z in query.zooms.clamped(to: ZoomLevel.range) {
             let level = levels[z]
@@ -153,7 +153,7 @@ struct RoomIndex {
     /// The rooms nearest the query's point that it admits, nearest first (ties:
     /// the lower id); at most `limit`. Looks at the place cells of the boxes
     /// around the radius only (`NearbyQuery.boxes`), and keeps the best `limit` as it goes.
-    func nearest(_ query: NearbyQuery) -> [NearbyRoom] {
+    package func nearest(_ query: NearbyQuery) -> [NearbyRoom] {
         var best = NearestRooms(limit: query.limit)
         for box in query.boxes {
             forEachCell(of: places, in: box) { cell, whole in
@@ -177,7 +177,7 @@ struct RoomIndex {
     }
 
     /// The cells a nearby query looks at (its cost, as `cellsLookedAt(by:)` is a region query's).
-    func cellsLookedAt(by query: NearbyQuery) -> Int {
+    package func cellsLookedAt(by query: NearbyQuery) -> Int {
         query.boxes.reduce(0) { total, box in
             let width = places.cell(box.maxX) - places.cell(box.minX) + 1
             let height = places.cell(box.maxY) - places.cell(box.minY) + 1

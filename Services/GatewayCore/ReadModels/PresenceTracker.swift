@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Bounded: sessions silent for longer than `memoryMs` are forgotten at each
 /// prune, and at most `maxSessions` are held (the longest silent go first).
-final class PresenceTracker: Sendable {
+package final class PresenceTracker: Sendable {
     private struct Sighting {
         /// Latest sign of life known here, from any gateway.
         var seenMs: Int64
@@ -31,27 +31,29 @@ final class PresenceTracker: Sendable {
     }
 
     private let state = Mutex(State())
-    let gateway: String
+    package let gateway: String
     /// The presence timeout now (a live setting).
     private let timeoutMs: @Sendable () -> Int64
-    let maxSessions: Int
+    package let maxSessions: Int
     /// A batch stays far below the broker's message size (~30 bytes a session).
-    static let maxBatch = 10_000
+    package static let maxBatch = 10_000
 
     private let published = Counter(label: MetricNames.presenceSightingsPublished)
     private let failures = Counter(label: MetricNames.presencePublishFailures)
 
-    init(gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000) {
+    package init(gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000) {
         self.gateway = gateway
         self.timeoutMs = timeoutMs
         self.maxSessions = maxSessions
     }
 
     /// A session is republished at most this often while it stays active.
-    var refreshMs: Int64 { max(timeoutMs() / 3, 1000) }
+    /// A session is present while its last sign of life is this recent (an admin may change it live).
+    package var presenceTimeoutMs: Int64 { timeoutMs() }
+    package var refreshMs: Int64 { max(timeoutMs() / 3, 1000) }
 
     /// A request carried this session id (and the session is live).
-    func seen(_ id: SessionID, atMs now: Int64) {
+    package func seen(_ id: SessionID, atMs now: Int64) {
         let refresh = refreshMs
         state.withLock { state in
             var sighting = state.sightings[id] ?? Sighting(seenMs: now)
@@ -62,7 +64,7 @@ final class PresenceTracker: Sendable {
     }
 
     /// Another gateway's (or our own) published sightings.
-    func record(_ batch: PresenceBatch) {
+    package func record(_ batch: PresenceBatch) {
         state.withLock { state in
             for id in batch.sessions {
                 if let known = state.sightings[id] {
@@ -74,16 +76,16 @@ final class PresenceTracker: Sendable {
         }
     }
 
-    func lastSeenMs(_ id: SessionID) -> Int64? { state.withLock { $0.sightings[id]?.seenMs } }
+    package func lastSeenMs(_ id: SessionID) -> Int64? { state.withLock { $0.sightings[id]?.seenMs } }
 
-    func isPresent(_ id: SessionID, nowMs: Int64, timeoutMs: Int64) -> Bool {
+    package func isPresent(_ id: SessionID, nowMs: Int64, timeoutMs: Int64) -> Bool {
         (lastSeenMs(id) ?? 0) >= nowMs - timeoutMs
     }
 
-    var count: Int { state.withLock { $0.sightings.count } }
+    package var count: Int { state.withLock { $0.sightings.count } }
 
     /// The sessions due for publication, at most `maxBatch`; marked published as of `nowMs`.
-    func takeDue(nowMs: Int64) -> [SessionID] {
+    package func takeDue(nowMs: Int64) -> [SessionID] {
         state.withLock { state in
             var batch: [SessionID] = []
             batch.reserveCapacity(min(state.due.count, Self.maxBatch))
@@ -97,7 +99,7 @@ final class PresenceTracker: Sendable {
     }
 
     /// A batch the broker refused: due again, so the next round retries it.
-    func publishFailed(_ sessions: [SessionID]) {
+    package func publishFailed(_ sessions: [SessionID]) {
         state.withLock { state in
             for id in sessions where state.sightings[id] != nil {
                 state.sightings[id]!.publishedMs = nil
@@ -107,7 +109,7 @@ final class PresenceTracker: Sendable {
     }
 
     /// Forgets sessions silent since before `cutoff`, then the longest silent beyond `maxSessions`.
-    func prune(olderThanMs cutoff: Int64) {
+    package func prune(olderThanMs cutoff: Int64) {
         state.withLock { state in
             state.sightings = state.sightings.filter { $0.value.seenMs >= cutoff }
             if state.sightings.count > maxSessions {
@@ -121,7 +123,7 @@ final class PresenceTracker: Sendable {
     }
 
     /// Publishes this gateway's due sightings every `interval`, in batches of at most `maxBatch`.
-    func publishLoop(events: any EventPublisher, every interval: Duration) async {
+    package func publishLoop(events: any EventPublisher, every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             while !Task.isCancelled {

@@ -1,6 +1,7 @@
 import Foundation
 import GeoChatRuntime
 import HTTPTypes
+import GatewayCore
 import NIOCore
 
 #if canImport(Glibc)

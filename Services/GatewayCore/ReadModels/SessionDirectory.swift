@@ -11,7 +11,7 @@ import Synchronization
 /// recently used go first). A forgotten session is asked for again on its next
 /// request, so forgetting is always safe; memory follows the sessions active
 /// through this gateway, not every session there ever was.
-final class SessionDirectory: Sendable {
+package final class SessionDirectory: Sendable {
     private struct Cached {
         var info: SessionInfo
         var usedMs: Int64
@@ -28,13 +28,13 @@ final class SessionDirectory: Sendable {
 
     private let state = Mutex(State())
     private let backend: ServiceClients
-    let bans: BanList
-    let maxSessions: Int
-    let idleTTLMs: Int64
+    package let bans: BanList
+    package let maxSessions: Int
+    package let idleTTLMs: Int64
     /// Bounds the memory of ids that were never sessions (guessing costs nothing to an attacker).
-    static let maxUnknown = 100_000
+    package static let maxUnknown = 100_000
 
-    init(backend: ServiceClients, bans: BanList = BanList(), maxSessions: Int = 1_000_000, idleTTLMs: Int64 = 3_600_000) {
+    package init(backend: ServiceClients, bans: BanList = BanList(), maxSessions: Int = 1_000_000, idleTTLMs: Int64 = 3_600_000) {
         self.backend = backend
         self.bans = bans
         self.maxSessions = maxSessions
@@ -42,7 +42,7 @@ final class SessionDirectory: Sendable {
     }
 
     /// The live session, or `invalid_session`, or `banned`.
-    func resolve(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+    package func resolve(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let info = try await lookUp(id)
         if bans.isBanned(session: info.id, nick: info.nick) { throw .banned }
         return info
@@ -111,14 +111,14 @@ final class SessionDirectory: Sendable {
     }
 
     /// What this gateway knows of a session; never asks anyone.
-    func known(_ id: SessionID) -> SessionInfo? {
+    package func known(_ id: SessionID) -> SessionInfo? {
         state.withLock { $0.sessions[id]?.info }
     }
 
-    enum Liveness { case live, notLive, unknownHere }
+    package enum Liveness { case live, notLive, unknownHere }
 
     /// What this gateway knows of a session's liveness, without asking anyone.
-    func liveness(_ id: SessionID) -> Liveness {
+    package func liveness(_ id: SessionID) -> Liveness {
         state.withLock { state in
             if let cached = state.sessions[id] { return cached.info.ended ? .notLive : .live }
             return state.unknown.contains(id) || state.asking[id] != nil ? .notLive : .unknownHere
@@ -126,7 +126,7 @@ final class SessionDirectory: Sendable {
     }
 
     /// Takes news of a session unless it is older than what we hold.
-    func remember(_ info: SessionInfo) {
+    package func remember(_ info: SessionInfo) {
         let now = WallClock.nowMs()
         state.withLock { state in
             if let current = state.sessions[info.id], current.info.version > info.version { return }
@@ -136,7 +136,7 @@ final class SessionDirectory: Sendable {
     }
 
     /// Forgets sessions unused since `nowMs - idleTTLMs`, then the least recently used beyond `maxSessions`.
-    func prune(nowMs: Int64) {
+    package func prune(nowMs: Int64) {
         state.withLock { state in
             let cutoff = nowMs - idleTTLMs
             state.sessions = state.sessions.filter { $0.value.usedMs >= cutoff }
@@ -150,7 +150,7 @@ final class SessionDirectory: Sendable {
 
     /// News of a session this gateway holds or is asking about; others are not
     /// kept (their next request here asks, and gets the current state).
-    func apply(_ event: SessionEvent) {
+    package func apply(_ event: SessionEvent) {
         let info = event.session
         let relevant = state.withLock { state in
             state.sessions[info.id] != nil || state.asking[info.id] != nil || state.unknown.contains(info.id)
@@ -158,5 +158,5 @@ final class SessionDirectory: Sendable {
         if relevant { remember(info) }
     }
 
-    var count: Int { state.withLock { $0.sessions.count } }
+    package var count: Int { state.withLock { $0.sessions.count } }
 }

@@ -1,5 +1,4 @@
 import GeoChatDomain
-import GeoChatLegacyProtocol
 import Synchronization
 
 /// Token-bucket limits on what abusers repeat: posts, room creation, session
@@ -11,13 +10,13 @@ import Synchronization
 /// The buckets live in this gateway's memory: with N gateways a client that
 /// spreads its requests over all of them gets at most N times the rate. Reads
 /// answered from memory (polls, region queries) are not limited.
-final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// Why a request was refused: come back after this long.
-    struct Refusal: Error, Equatable {
-        var retryAfterSeconds: Int
+    package struct Refusal: Error, Equatable {
+        package var retryAfterSeconds: Int
     }
 
-    enum Scope: Hashable, Sendable {
+    package enum Scope: Hashable, Sendable {
         case postBySession(String), postByAddress(String)
         case createBySession(String), createByAddress(String), roomsBySession(String)
         case startByAddress(String)
@@ -27,7 +26,7 @@ final class RateLimiter: Sendable {
     }
 
     /// Reads that cost far more than a poll, each with its bucket per address.
-    enum CostlyRead: Sendable {
+    package enum CostlyRead: Sendable {
         /// `messages` that must read PostgreSQL (a page older than the gateway holds).
         case history
         /// `chats` whose box and zoom range make the index look at more than
@@ -45,45 +44,25 @@ final class RateLimiter: Sendable {
     private let buckets = Mutex<[Scope: TokenBucket]>([:])
     private let now: @Sendable () -> UInt64
 
-    init(settings: RateLimitSettings, now: @escaping @Sendable () -> UInt64 = { MonotonicClock.ns() }) {
+    package init(settings: RateLimitSettings, now: @escaping @Sendable () -> UInt64 = { MonotonicClock.ns() }) {
         self.settings = Mutex(settings)
         self.now = now
     }
 
     /// New numbers (e.g. from live settings); buckets keep their tokens.
-    func update(_ new: RateLimitSettings) { settings.withLock { $0 = new } }
+    package func update(_ new: RateLimitSettings) { settings.withLock { $0 = new } }
 
     /// The limited things a client does, whichever protocol it speaks.
-    enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// A post: by a session, or to the lobby (no session).
         case say(session: SessionID?)
         case create(session: SessionID)
         case start
         /// A join, leave or rename.
         case change(session: SessionID)
-
-        /// The action a legacy request is, if it is a limited one.
-        init?(_ request: LegacyRequest) {
-            switch request {
-            case .chat(.say(let session, _, _)): self = .say(session: session)
-            case .lobbyPost: self = .say(session: nil)
-            case .chat(.create(let session, _, _, _)): self = .create(session: session)
-            case .chat(.start): self = .start
-            case .chat(.join(let session, _)), .chat(.leave(let session, _)), .chat(.nick(let session, _)):
-                self = .change(session: session)
-            default: return nil
-            }
-        }
     }
 
-    /// Admits the request (taking its tokens) or says when to come back. The
-    /// address is worked out only for the requests limited by address (not a poll).
-    func admit(_ request: LegacyRequest, address: @autoclosure () -> String) -> Refusal? {
-        guard let action = Action(request) else { return nil }
-        return admit(action, address: address())
-    }
-
-    func admit(_ action: Action, address: @autoclosure () -> String) -> Refusal? {
+    package func admit(_ action: Action, address: @autoclosure () -> String) -> Refusal? {
         let s = settings.withLock { $0 }
         let scopes: [(Scope, TokenBucket.Rule)]
         switch action {
@@ -106,14 +85,14 @@ final class RateLimiter: Sendable {
     }
 
     /// A costly read: admitted, or when to come back.
-    func admitCostlyRead(_ read: CostlyRead, address: String) -> Refusal? {
+    package func admitCostlyRead(_ read: CostlyRead, address: String) -> Refusal? {
         let (scope, rule) = bucket(of: read, address: address)
         return rule.isOff ? nil : take([(scope, rule)])
     }
 
     /// Gives back the token of a costly read that turned out cheap (a session
     /// lookup that found a live session).
-    func refund(_ read: CostlyRead, address: String) {
+    package func refund(_ read: CostlyRead, address: String) {
         let (scope, rule) = bucket(of: read, address: address)
         guard !rule.isOff else { return }
         let t = now()
@@ -155,7 +134,7 @@ final class RateLimiter: Sendable {
     }
 
     /// Forgets buckets that are full again, so memory follows active clients only.
-    func prune() {
+    package func prune() {
         let s = settings.withLock { $0 }
         let t = now()
         buckets.withLock { table in
@@ -163,5 +142,5 @@ final class RateLimiter: Sendable {
         }
     }
 
-    var bucketCount: Int { buckets.withLock { $0.count } }
+    package var bucketCount: Int { buckets.withLock { $0.count } }
 }

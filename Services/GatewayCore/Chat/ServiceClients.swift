@@ -4,11 +4,16 @@ import GeoChatDomain
 /// The gateway's way to the services: a command on the bus, answered within the
 /// gateway's request timeout; every failure already the protocol error the
 /// client should see.
-struct ServiceClients: Sendable {
-    let bus: any CommandBus
-    let timeout: Duration
+package struct ServiceClients: Sendable {
+    package let bus: any CommandBus
+    package let timeout: Duration
 
-    func send<Command: WireCommand>(
+    package init(bus: any CommandBus, timeout: Duration) {
+        self.bus = bus
+        self.timeout = timeout
+    }
+
+    package func send<Command: WireCommand>(
         _ command: Command, idempotencyKey: String = IdempotencyKey.random()
     ) async throws(ProtocolError) -> Command.Reply {
         do {
@@ -18,7 +23,7 @@ struct ServiceClients: Sendable {
         }
     }
 
-    func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory {
+    package func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory {
         try await send(ReadHistory(room: room, after: after, limit: limit))
     }
 }

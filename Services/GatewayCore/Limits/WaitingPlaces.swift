@@ -5,26 +5,26 @@ import Synchronization
 /// memory allows, `PushSettings`) and `perAddress` for one client address, so
 /// that one client cannot take every place. A place is given back when the
 /// `Place` that holds it goes.
-final class WaitingPlaces: Sendable {
+package final class WaitingPlaces: Sendable {
     private struct Counts {
         var total = 0
         var byAddress: [String: Int] = [:]
     }
 
     private let counts = Mutex(Counts())
-    let perGateway: Int
+    package let perGateway: Int
     /// 0: no cap per address.
-    let perAddress: Int
+    package let perAddress: Int
 
-    init(perGateway: Int, perAddress: Int) {
+    package init(perGateway: Int, perAddress: Int) {
         self.perGateway = perGateway
         self.perAddress = perAddress
     }
 
     /// A place held; given back on deinit.
-    final class Place: Sendable {
+    package final class Place: Sendable {
         private let places: WaitingPlaces
-        let address: String
+        package let address: String
 
         fileprivate init(_ places: WaitingPlaces, _ address: String) {
             self.places = places
@@ -34,14 +34,14 @@ final class WaitingPlaces: Sendable {
         deinit { places.giveBack(address) }
     }
 
-    enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         /// This gateway holds its most waiting clients.
         case gatewayFull
         /// This client address holds its most.
         case addressFull
     }
 
-    func take(address: String) -> Result<Place, Refusal> {
+    package func take(address: String) -> Result<Place, Refusal> {
         let refusal = counts.withLock { counts -> Refusal? in
             guard counts.total < perGateway else { return .gatewayFull }
             let held = counts.byAddress[address, default: 0]
@@ -63,6 +63,6 @@ final class WaitingPlaces: Sendable {
     }
 
     /// Places held now, in all and by one address.
-    var taken: Int { counts.withLock { $0.total } }
-    func taken(by address: String) -> Int { counts.withLock { $0.byAddress[address, default: 0] } }
+    package var taken: Int { counts.withLock { $0.total } }
+    package func taken(by address: String) -> Int { counts.withLock { $0.byAddress[address, default: 0] } }
 }

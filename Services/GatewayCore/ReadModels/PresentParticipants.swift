@@ -7,8 +7,8 @@ import GeoChatDomain
 /// belongs to the higher session version: renames reach both by two paths, in
 /// no fixed order), without ended sessions and banned ones, in plain byte order
 /// of the nick. Two sessions with one nick are listed twice.
-enum PresentParticipants {
-    static func nicks(
+package enum PresentParticipants {
+    package static func nicks(
         of members: [Member],
         isPresent: (Member) -> Bool,
         knownSession: (SessionID) -> SessionInfo?,
@@ -28,7 +28,7 @@ enum PresentParticipants {
     }
 
     /// The rule over this gateway's read models, at `nowMs`.
-    static func nicks(
+    package static func nicks(
         of members: [Member], presence: PresenceTracker, sessions: SessionDirectory, timeoutMs: Int64, nowMs: Int64
     ) -> [String] {
         nicks(

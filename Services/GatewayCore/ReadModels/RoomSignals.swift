@@ -10,16 +10,17 @@ import Synchronization
 /// is not lost (the ticket remembers it). Deadlines are kept here and swept
 /// by one loop (`expireDeadlines`), not by a timer task per waiter: an idle
 /// subscriber costs one dictionary entry and one suspended task.
-final class RoomSignals: Sendable {
-    struct News: OptionSet, Sendable {
-        let rawValue: UInt8
-        static let messages = News(rawValue: 1)
-        static let members = News(rawValue: 2)
+package final class RoomSignals: Sendable {
+    package struct News: OptionSet, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let messages = News(rawValue: 1)
+        package static let members = News(rawValue: 2)
     }
 
-    struct Ticket: Hashable, Sendable {
-        let room: RoomID
-        let number: UInt64
+    package struct Ticket: Hashable, Sendable {
+        package let room: RoomID
+        package let number: UInt64
     }
 
     private struct Waiter {
@@ -42,18 +43,18 @@ final class RoomSignals: Sendable {
     private let epoch = ContinuousClock.now
     private let slotLength: Duration
 
-    init(slotLength: Duration = .milliseconds(250)) { self.slotLength = slotLength }
+    package init(slotLength: Duration = .milliseconds(250)) { self.slotLength = slotLength }
 
     private func slot(_ instant: ContinuousClock.Instant) -> Int64 {
         Int64((instant - epoch) / slotLength)
     }
 
     /// Waiters now (for metrics and tests).
-    var waiting: Int { state.withLock { $0.count } }
+    package var waiting: Int { state.withLock { $0.count } }
 
     /// A ticket for news of `room` from now until `deadline`. Read, then `wait`
     /// (or `cancel` if the read already had news).
-    func register(_ room: RoomID, until deadline: ContinuousClock.Instant) -> Ticket {
+    package func register(_ room: RoomID, until deadline: ContinuousClock.Instant) -> Ticket {
         state.withLock { state in
             state.issued += 1
             state.waiters[room, default: [:]][state.issued] = Waiter(deadline: deadline)
@@ -66,7 +67,7 @@ final class RoomSignals: Sendable {
 
     /// Waits for news since the ticket was issued; empty at the deadline or when
     /// the task is cancelled. The ticket is spent either way.
-    func wait(_ ticket: Ticket) async -> News {
+    package func wait(_ ticket: Ticket) async -> News {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<News, Never>) in
                 let ready: News? = state.withLock { state in
@@ -87,13 +88,13 @@ final class RoomSignals: Sendable {
     }
 
     /// Gives the ticket back unused (resumes its waiter, if any, with nothing).
-    func cancel(_ ticket: Ticket) {
+    package func cancel(_ ticket: Ticket) {
         let waiter = state.withLock { Self.remove(ticket, from: &$0) }
         waiter?.continuation?.resume(returning: [])
     }
 
     /// News of a room: every waiter of it wakes (or finds it when it waits).
-    func ring(_ room: RoomID, _ news: News) {
+    package func ring(_ room: RoomID, _ news: News) {
         let woken: [CheckedContinuation<News, Never>] = state.withLock { state in
             guard let waiters = state.waiters[room] else { return [] }
             var woken: [CheckedContinuation<News, Never>] = []
@@ -114,7 +115,7 @@ final class RoomSignals: Sendable {
     }
 
     /// Wakes, with nothing, the waiters whose deadline has passed.
-    func expire(now: ContinuousClock.Instant = .now) {
+    package func expire(now: ContinuousClock.Instant = .now) {
         let current = slot(now)
         let due: [CheckedContinuation<News, Never>] = state.withLock { state in
             var due: [CheckedContinuation<News, Never>] = []
@@ -138,7 +139,7 @@ final class RoomSignals: Sendable {
     }
 
     /// Sweeps deadlines every `interval` until cancelled.
-    func expireDeadlines(every interval: Duration = .milliseconds(250)) async {
+    package func expireDeadlines(every interval: Duration = .milliseconds(250)) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             expire()

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A room's present participants for its push subscribers, read once per
 /// change however many subscribers ask (`invalidate` on every membership event).
-final class ParticipantLists: Sendable {
+package final class ParticipantLists: Sendable {
     private struct Entry {
         var task: Task<[String]?, Never>
         var at: ContinuousClock.Instant
@@ -11,11 +11,11 @@ final class ParticipantLists: Sendable {
 
     private let entries = Mutex<[RoomID: Entry]>([:])
     /// A list is read again after this long even without an event (presence runs out silently).
-    static let freshness = Duration.seconds(5)
+    package static let freshness = Duration.seconds(5)
 
-    init() {}
+    package init() {}
 
-    func current(_ room: RoomID, actions: ChatActions) async -> [String]? {
+    package func current(_ room: RoomID, actions: ChatActions) async -> [String]? {
         let now = ContinuousClock.now
         let task = entries.withLock { entries in
             if let entry = entries[room], now - entry.at < Self.freshness { return entry.task }
@@ -27,11 +27,11 @@ final class ParticipantLists: Sendable {
         return await task.value
     }
 
-    func invalidate(_ room: RoomID) {
+    package func invalidate(_ room: RoomID) {
         _ = entries.withLock { $0.removeValue(forKey: room) }
     }
 
-    func prune(now: ContinuousClock.Instant = .now) {
+    package func prune(now: ContinuousClock.Instant = .now) {
         entries.withLock { $0 = $0.filter { now - $1.at < Self.freshness } }
     }
 }

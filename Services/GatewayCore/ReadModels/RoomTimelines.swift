@@ -15,24 +15,24 @@ import GeoChatDomain
 /// check: the owner's committed heads of the polled rooms, read every second;
 /// a head still above ours at the next check is a gap. Rooms nobody polls are
 /// dropped after a while. Every gap, overflow and fetch is counted (`counts`).
-struct RoomTimelines: Sendable {
+package struct RoomTimelines: Sendable {
     /// What the read model had to heal, since it started (for metrics).
-    struct Counts: Equatable, Sendable {
+    package struct Counts: Equatable, Sendable {
         /// Gaps revealed by a later event (or found when a load ended).
-        var gapsByEvent = 0
+        package var gapsByEvent = 0
         /// Gaps found by the head check: a message whose event did not come.
-        var gapsByHead = 0
+        package var gapsByHead = 0
         /// Messages beyond the pending bound, left to the gap fill.
-        var overflowed = 0
-        var fetches = 0
-        var fetchFailures = 0
+        package var overflowed = 0
+        package var fetches = 0
+        package var fetchFailures = 0
     }
 
     /// One load of a room's history. Numbered, so the outcome of a load the room
     /// no longer waits for (removed meanwhile, then asked for again) is ignored.
-    struct Load: Hashable, Sendable {
-        let room: RoomID
-        let number: UInt64
+    package struct Load: Hashable, Sendable {
+        package let room: RoomID
+        package let number: UInt64
     }
 
     private enum Entry {
@@ -52,23 +52,23 @@ struct RoomTimelines: Sendable {
     /// Committed heads above ours seen at the last head check; still above at
     /// the next one, they are gaps (not events on their way).
     private var suspectedHeads: [RoomID: MessageID] = [:]
-    private(set) var counts = Counts()
+    package private(set) var counts = Counts()
     /// Rooms removed lately that were not in `rooms`, one sorted list per event
     /// (8 bytes a room: an expiry run removes up to millions). A load that read
     /// the history just before the owners' removal finished checks them.
     private var recentRemovals: [(until: ContinuousClock.Instant, rooms: [RoomID])] = []
     private var loadsStarted: UInt64 = 0
 
-    let capacity: Int
-    let idleEviction: Duration
-    let removedMemory: Duration
+    package let capacity: Int
+    package let idleEviction: Duration
+    package let removedMemory: Duration
     /// How long an unknown room answers 404 before it is asked about again
     /// (ids are handed out upwards, so it may exist soon).
-    let absentMemory: Duration
+    package let absentMemory: Duration
     /// The longest wait between two fetches of a gap fill that keeps failing.
-    static let maxGapFetchDelay: Duration = .seconds(5)
+    package static let maxGapFetchDelay: Duration = .seconds(5)
 
-    init(
+    package init(
         capacity: Int = Limits.maxMessageLimit, idleEviction: Duration = .seconds(600),
         removedMemory: Duration = .seconds(600), absentMemory: Duration = .seconds(2)
     ) {
@@ -78,11 +78,11 @@ struct RoomTimelines: Sendable {
         self.absentMemory = absentMemory
     }
 
-    var roomCount: Int { rooms.count }
+    package var roomCount: Int { rooms.count }
 
     // MARK: Polls
 
-    enum PollAction: Equatable {
+    package enum PollAction: Equatable {
         case answer([ChatMessage])
         case noSuchRoom
         /// Older than what is kept: answer from the messaging service, which
@@ -95,7 +95,7 @@ struct RoomTimelines: Sendable {
         case waitForLoad(Load)
     }
 
-    mutating func poll(room: RoomID, past: MessageID, limit: Int, now: ContinuousClock.Instant) -> PollAction {
+    package mutating func poll(room: RoomID, past: MessageID, limit: Int, now: ContinuousClock.Instant) -> PollAction {
         switch rooms[room] {
         case .loaded(let timeline, _)?:
             rooms[room] = .loaded(timeline, lastPolled: now)
@@ -114,7 +114,7 @@ struct RoomTimelines: Sendable {
     }
 
     /// Whether a poll of the room now would start loading it (changes nothing).
-    func wouldLoad(_ room: RoomID, now: ContinuousClock.Instant) -> Bool {
+    package func wouldLoad(_ room: RoomID, now: ContinuousClock.Instant) -> Bool {
         switch rooms[room] {
         case .loaded?, .loading?: false
         case .absent(let until)?, .removed(let until)?: now >= until
@@ -131,7 +131,7 @@ struct RoomTimelines: Sendable {
 
     // MARK: Load outcomes
 
-    enum LoadOutcome: Equatable {
+    package enum LoadOutcome: Equatable {
         /// The room is loaded; `fillGap`: start a gap fill for it (`nextGapFetch`).
         case loaded(fillGap: Bool)
         /// The room was removed while it loaded: answer 404.
@@ -140,7 +140,7 @@ struct RoomTimelines: Sendable {
         case stale
     }
 
-    mutating func historyLoaded(_ history: MessageHistory, by load: Load, now: ContinuousClock.Instant) -> LoadOutcome {
+    package mutating func historyLoaded(_ history: MessageHistory, by load: Load, now: ContinuousClock.Instant) -> LoadOutcome {
         guard case .loading(load, let buffer)? = rooms[load.room] else { return .stale }
         // A removal that arrived meanwhile wins over the history read before it.
         if recentlyRemoved(load.room) {
@@ -158,21 +158,21 @@ struct RoomTimelines: Sendable {
 
     /// The load failed; its waiters get `error`. An unknown room is remembered
     /// as absent for `absentMemory`; after any other failure the next poll loads again.
-    mutating func historyFailed(_ error: ProtocolError, by load: Load, now: ContinuousClock.Instant) {
+    package mutating func historyFailed(_ error: ProtocolError, by load: Load, now: ContinuousClock.Instant) {
         guard case .loading(load, _)? = rooms[load.room] else { return }
         rooms[load.room] = error.code == .noSuchChat ? .absent(until: now + absentMemory) : nil
     }
 
     // MARK: Events
 
-    enum Arrival: Equatable {
+    package enum Arrival: Equatable {
         case kept
         /// A gap opened below the message: start a gap fill for the room.
         case fillGap(RoomID)
     }
 
     /// A message from the event stream (or one this gateway just posted).
-    mutating func messageArrived(_ message: ChatMessage) -> Arrival {
+    package mutating func messageArrived(_ message: ChatMessage) -> Arrival {
         switch rooms[message.room] {
         case .loaded(var timeline, let polled)?:
             rooms[message.room] = nil  // the timeline is uniquely referenced while it changes
@@ -194,7 +194,7 @@ struct RoomTimelines: Sendable {
     }
 
     /// The rooms were removed: answer 404 from now on.
-    mutating func remove(_ removed: [RoomID], now: ContinuousClock.Instant) {
+    package mutating func remove(_ removed: [RoomID], now: ContinuousClock.Instant) {
         let until = now + removedMemory
         var notHere: [RoomID] = []
         for room in removed {
@@ -205,7 +205,7 @@ struct RoomTimelines: Sendable {
 
     // MARK: Gap fills
 
-    enum GapFetch: Equatable {
+    package enum GapFetch: Equatable {
         /// Read the room's messages after `after` and hand them to `gapFetched`
         /// (or report `gapFetchFailed`), then ask again.
         case fetch(after: MessageID, limit: Int)
@@ -213,7 +213,7 @@ struct RoomTimelines: Sendable {
         case finished
     }
 
-    mutating func nextGapFetch(_ room: RoomID) -> GapFetch {
+    package mutating func nextGapFetch(_ room: RoomID) -> GapFetch {
         guard gapFills[room] != nil, case .loaded(let timeline, _)? = rooms[room], timeline.hasGap else {
             gapFills[room] = nil
             return .finished
@@ -224,7 +224,7 @@ struct RoomTimelines: Sendable {
 
     /// A fetch's answer. One that moved nothing (the owner's answer ended below
     /// what is known) counts as a failure for the pace of the next fetch.
-    mutating func gapFetched(_ messages: [ChatMessage], room: RoomID) {
+    package mutating func gapFetched(_ messages: [ChatMessage], room: RoomID) {
         let before = head(of: room)
         // The fill is registered, so these start no other one.
         for message in messages { _ = messageArrived(message) }
@@ -238,7 +238,7 @@ struct RoomTimelines: Sendable {
     /// A fetch failed; returns how long to wait before the next: longer after
     /// each failure in a row, up to `maxGapFetchDelay`.
     @discardableResult
-    mutating func gapFetchFailed(_ room: RoomID) -> Duration {
+    package mutating func gapFetchFailed(_ room: RoomID) -> Duration {
         let failures = (gapFills[room] ?? 0) + 1
         if gapFills[room] != nil { gapFills[room] = failures }
         counts.fetchFailures += 1
@@ -246,7 +246,7 @@ struct RoomTimelines: Sendable {
     }
 
     /// How long to wait before the next fetch of a room's fill (zero after progress).
-    func gapFetchDelay(_ room: RoomID) -> Duration {
+    package func gapFetchDelay(_ room: RoomID) -> Duration {
         let failures = gapFills[room] ?? 0
         return failures == 0 ? .zero : min(.milliseconds(100 * failures), Self.maxGapFetchDelay)
     }
@@ -265,7 +265,7 @@ struct RoomTimelines: Sendable {
     // MARK: Head checks
 
     /// The loaded rooms polled since `polledSince`, whose owner's heads to read.
-    func roomsToCheck(polledSince: ContinuousClock.Instant) -> [RoomID] {
+    package func roomsToCheck(polledSince: ContinuousClock.Instant) -> [RoomID] {
         rooms.compactMap { room, entry in
             guard case .loaded(_, let polled) = entry, polled >= polledSince else { return nil }
             return room
@@ -278,9 +278,9 @@ struct RoomTimelines: Sendable {
     /// to start.
     /// Rooms whose owner's head was above the timeline's at the latest reading:
     /// a second reading of these alone confirms or clears them.
-    var suspectedRooms: [RoomID] { suspectedHeads.keys.sorted() }
+    package var suspectedRooms: [RoomID] { suspectedHeads.keys.sorted() }
 
-    mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
+    package mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
         var fills: [RoomID] = []
         var suspected: [RoomID: MessageID] = [:]
         for reading in heads {
@@ -301,7 +301,7 @@ struct RoomTimelines: Sendable {
     // MARK: Eviction
 
     /// Drops rooms nobody polled within `idleEviction`, and expired 404 answers.
-    mutating func evictIdle(now: ContinuousClock.Instant) {
+    package mutating func evictIdle(now: ContinuousClock.Instant) {
         recentRemovals.removeAll { $0.until <= now }
         rooms = rooms.filter { _, entry in
             switch entry {

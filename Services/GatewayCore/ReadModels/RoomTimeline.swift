@@ -9,25 +9,25 @@ import GeoChatDomain
 /// before the messages below it. What is known to exist above the head (from
 /// an event, held or not, or from the owner's committed head) stays a gap until
 /// it is filled: nothing is dropped silently.
-struct RoomTimeline: Sendable {
+package struct RoomTimeline: Sendable {
     /// Every id up to here is known; nothing above it is revealed.
-    private(set) var head: MessageID
+    package private(set) var head: MessageID
     /// The highest id known to be committed (≥ `head`): above the head, a gap to fill.
-    private(set) var known: MessageID
+    package private(set) var known: MessageID
     /// Ascending, gap-free, ending at `head` (empty when the room has no messages).
-    private(set) var window: [ChatMessage]
+    package private(set) var window: [ChatMessage]
     /// Messages that arrived ahead of a gap, by id.
     private var pending: [MessageID: ChatMessage] = [:]
     /// True while `window` holds the room's whole history (it starts at id 1).
-    private(set) var holdsWholeHistory: Bool
-    let capacity: Int
+    package private(set) var holdsWholeHistory: Bool
+    package let capacity: Int
     /// Messages that arrived ahead of a gap and were not held (beyond
     /// `maxPending`); the gap fill brings them (they are above `head`, below `known`).
-    private(set) var overflowed = 0
+    package private(set) var overflowed = 0
 
-    static let maxPending = 1000
+    package static let maxPending = 1000
 
-    init(history: MessageHistory, capacity: Int) {
+    package init(history: MessageHistory, capacity: Int) {
         self.capacity = capacity
         let messages = history.messages.suffix(capacity)
         let contiguous = messages.last?.id == history.head
@@ -45,16 +45,16 @@ struct RoomTimeline: Sendable {
         known = history.head
     }
 
-    var hasGap: Bool { known > head }
+    package var hasGap: Bool { known > head }
 
-    enum Read: Equatable {
+    package enum Read: Equatable {
         case messages(ArraySlice<ChatMessage>)
         /// Older than what this timeline keeps: ask the messaging service.
         case needsHistory
     }
 
     /// `past = 0`: the latest `limit`, oldest first. Otherwise the oldest `limit` after `past`.
-    func read(past: MessageID, limit: Int) -> Read {
+    package func read(past: MessageID, limit: Int) -> Read {
         if past >= head { return .messages([]) }
         guard let first = window.first else { return .needsHistory }
         if past == 0 {
@@ -68,7 +68,7 @@ struct RoomTimeline: Sendable {
     /// Takes a message from the event stream or a backfill. Returns true while a
     /// gap remains below a message known to exist (the caller fetches the gap).
     @discardableResult
-    mutating func apply(_ message: ChatMessage) -> Bool {
+    package mutating func apply(_ message: ChatMessage) -> Bool {
         if message.id == head + 1 {
             append(message)
             while let next = pending.removeValue(forKey: head + 1) { append(next) }
@@ -87,7 +87,7 @@ struct RoomTimeline: Sendable {
     /// The owner's committed head: anything above ours is a gap to fill (a
     /// message whose event this gateway did not get). Returns `hasGap`.
     @discardableResult
-    mutating func noteCommitted(head committed: MessageID) -> Bool {
+    package mutating func noteCommitted(head committed: MessageID) -> Bool {
         known = max(known, committed)
         return hasGap
     }

@@ -6,19 +6,32 @@ import Synchronization
 
 /// Follows every partition of the event topics from their end and feeds the
 /// gateway's read models. No consumer group: every gateway sees every event.
-struct EventFeed: Sendable {
-    static let topics = [Topics.messageEvents, Topics.roomEvents, Topics.sessionEvents, Topics.presence]
+package struct EventFeed: Sendable {
+    package static let topics = [Topics.messageEvents, Topics.roomEvents, Topics.sessionEvents, Topics.presence]
 
-    let consumer: KafkaConsumer
-    let messages: MessageReadModel
-    let rooms: RoomMap
-    let sessions: SessionDirectory
-    let presence: PresenceTracker
+    package let consumer: KafkaConsumer
+    package let messages: MessageReadModel
+    package let rooms: RoomMap
+    package let sessions: SessionDirectory
+    package let presence: PresenceTracker
     /// Push subscribers' participant lists, read again after a membership changes.
-    let participants: ParticipantLists
-    let logger: Logger
+    package let participants: ParticipantLists
+    package let logger: Logger
 
-    func run() async {
+    package init(
+        consumer: KafkaConsumer, messages: MessageReadModel, rooms: RoomMap, sessions: SessionDirectory,
+        presence: PresenceTracker, participants: ParticipantLists, logger: Logger
+    ) {
+        self.consumer = consumer
+        self.messages = messages
+        self.rooms = rooms
+        self.sessions = sessions
+        self.presence = presence
+        self.participants = participants
+        self.logger = logger
+    }
+
+    package func run() async {
         for await record in consumer.records {
             switch record.topic {
             case Topics.messageEvents:
