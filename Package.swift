@@ -126,7 +126,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            path: "Services/Gateway", swiftSettings: strict),
+            path: "Services/Gateway",
+            // The JSON API's OpenAPI document, compiled in as bytes (`OpenAPISpec`) and served as it is.
+            resources: [.embedInCode("API/openapi.json")], swiftSettings: strict),
         .executableTarget(
             name: "SessionService",
             dependencies: [

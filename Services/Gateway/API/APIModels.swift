@@ -1,7 +1,7 @@
 import GeoChatDomain
 import GatewayCore
 
-/// The JSON API's bodies (docs/api.md; the schemas of `OpenAPIDocument`).
+/// The JSON API's bodies (docs/api.md; the schemas of openapi.json, checked by `OpenAPISpecTests`).
 /// Places go out in both WGS 84 degrees and normalized Mercator values.
 enum APIModels {
     struct Session: Encodable {

@@ -4,11 +4,16 @@ import GatewayCore
 
 /// The JSON API's query parameters, read strictly: numbers are finite decimals,
 /// places are WGS 84 degrees (`latitude`/`longitude`) or normalized Mercator
-/// values (`x`/`y`), and a bad value is a `400` naming the parameter.
+/// values (`x`/`y`), and a bad value is a `400` naming the parameter. Only the
+/// names its operation lists (`APIOperation`, as openapi.json documents them)
+/// are read: any other is a programming error (an assertion in debug builds,
+/// absent in release), so the code cannot read a parameter the document lacks.
 struct APIParameters {
     private let values: [Substring: Substring]
+    let operation: APIOperation
 
-    init(_ request: Request) throws(ProtocolError) {
+    init(_ request: Request, for operation: APIOperation) throws(ProtocolError) {
+        self.operation = operation
         let query = request.uri.query ?? ""
         guard query.utf8.count <= Limits.maxQueryBytes else {
             throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
@@ -21,10 +26,18 @@ struct APIParameters {
         self.values = values
     }
 
-    func has(_ name: String) -> Bool { values[Substring(name)] != nil }
+    private func value(_ name: String) -> Substring? {
+        guard operation.reads(name) else {
+            assertionFailure("'\(name)' is not a parameter of \(operation.id) (APIOperation, openapi.json)")
+            return nil
+        }
+        return values[Substring(name)]
+    }
+
+    func has(_ name: String) -> Bool { value(name) != nil }
 
     func number(_ name: String) throws(ProtocolError) -> Double? {
-        guard let raw = values[Substring(name)] else { return nil }
+        guard let raw = value(name) else { return nil }
         guard MercatorPoint.isDecimalSpelling(raw), let value = Double(raw), value.isFinite else {
             throw .bad(name, "must be a decimal number")
         }
@@ -32,7 +45,7 @@ struct APIParameters {
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(ProtocolError) -> Int? {
-        guard let raw = values[Substring(name)] else { return nil }
+        guard let raw = value(name) else { return nil }
         guard let value = Int(raw), range.contains(value) else {
             throw .bad(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
@@ -40,13 +53,13 @@ struct APIParameters {
     }
 
     func choice(_ name: String, of choices: [String]) throws(ProtocolError) -> String? {
-        guard let raw = values[Substring(name)] else { return nil }
+        guard let raw = value(name) else { return nil }
         guard choices.contains(String(raw)) else { throw .bad(name, "must be one of: \(choices.joined(separator: ", "))") }
         return String(raw)
     }
 
     func messageID(_ name: String) throws(ProtocolError) -> MessageID {
-        guard let raw = values[Substring(name)] else { return 0 }
+        guard let raw = value(name) else { return 0 }
         guard let id = Int64(raw), id >= 0 else { throw .bad(name, "is not a message id (0 or more)") }
         return id
     }

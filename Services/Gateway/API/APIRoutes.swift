@@ -5,9 +5,10 @@ import Logging
 import NIOCore
 import GatewayCore
 
-/// The JSON API under `/api/v1` (docs/api.md; the contract is `OpenAPIDocument`,
-/// served at `/api/v1/openapi.json`). Every operation is a `ChatActions` call
-/// with the phones' rules and limits; only the spelling differs.
+/// The JSON API under `/api/v1` (docs/api.md; the contract is openapi.json,
+/// `OpenAPISpec`, served at `/api/v1/openapi.json`). Each route is registered
+/// from its `APIOperation`; every operation is a `ChatActions` call with the
+/// phones' rules and limits; only the spelling differs.
 struct APIRoutes: Sendable {
     let actions: ChatActions
     let events: RoomEventStream
@@ -19,13 +20,13 @@ struct APIRoutes: Sendable {
 
     func register(on router: Router<GatewayRequestContext>) {
         let api = router.group(RouterPath(Self.base))
-        api.get("openapi.json") { _, _ in
+        api.on(.openapi) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: APIJSON.contentType],
-                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+                body: .init(byteBuffer: ByteBuffer(bytes: OpenAPISpec.bytes)))
         }
 
-        api.post("sessions") { request, context in
+        api.on(.startSession) { request, context in
             await respond("api_start", request, context) { () async throws(ProtocolError) -> Response in
                 let body = try APIJSON.decode(APIModels.StartSession.self, from: try await body(request))
                 let nick = try Self.nickname(body.nick)
@@ -33,7 +34,7 @@ struct APIRoutes: Sendable {
                 return APIJSON.response(APIModels.Session(try await actions.start(nick: nick)), status: .created)
             }
         }
-        api.patch("session") { request, context in
+        api.on(.renameSession) { request, context in
             await respond("api_nick", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let nick = try Self.nickname(try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
@@ -41,29 +42,29 @@ struct APIRoutes: Sendable {
                 return APIJSON.response(APIModels.Session(try await actions.rename(session, to: nick)))
             }
         }
-        api.delete("session") { request, context in
+        api.on(.endSession) { request, context in
             await respond("api_end", request, context) { () async throws(ProtocolError) -> Response in
                 try await actions.end(try Self.session(request))
                 return Response(status: .noContent)
             }
         }
 
-        api.get("rooms") { request, context in
+        api.on(.roomsInBox) { request, context in
             await respond("api_rooms", request, context) { () async throws(ProtocolError) -> Response in
-                let parameters = try APIParameters(request)
+                let parameters = try APIParameters(request, for: .roomsInBox)
                 let query = RegionQuery(box: try parameters.box(), zooms: try parameters.zooms(), cap: settings.roomCap)
                 let found = try await actions.rooms(in: query, admitCostlyRead: costlyReads(request, context))
                 return APIJSON.response(APIModels.Rooms(rooms: found.map(APIModels.Room.init)))
             }
         }
-        api.get("rooms/nearest") { request, context in
+        api.on(.nearestRooms) { request, context in
             await respond("api_nearest", request, context) { () async throws(ProtocolError) -> Response in
-                let query = try Self.nearbyQuery(try APIParameters(request))
+                let query = try Self.nearbyQuery(try APIParameters(request, for: .nearestRooms))
                 let found = try actions.nearest(query, admitCostlyRead: costlyReads(request, context))
                 return APIJSON.response(APIModels.NearbyRooms(rooms: found.map(APIModels.NearbyRoom.init)))
             }
         }
-        api.post("rooms") { request, context in
+        api.on(.createRoom) { request, context in
             await respond("api_create", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let body = try APIJSON.decode(APIModels.CreateRoom.self, from: try await body(request))
@@ -77,13 +78,13 @@ struct APIRoutes: Sendable {
                 return APIJSON.response(APIModels.Room(room), status: .created)
             }
         }
-        api.get("rooms/:room") { request, context in
+        api.on(.room) { request, context in
             await respond("api_room", request, context) { () async throws(ProtocolError) -> Response in
                 APIJSON.response(
                     APIModels.Room(try await actions.room(try Self.room(context), admitCostlyRead: costlyReads(request, context))))
             }
         }
-        api.post("rooms/:room/join") { request, context in
+        api.on(.joinRoom) { request, context in
             await respond("api_join", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
@@ -92,7 +93,7 @@ struct APIRoutes: Sendable {
                 return Response(status: .noContent)
             }
         }
-        api.post("rooms/:room/leave") { request, context in
+        api.on(.leaveRoom) { request, context in
             await respond("api_leave", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
@@ -101,10 +102,10 @@ struct APIRoutes: Sendable {
                 return Response(status: .noContent)
             }
         }
-        api.get("rooms/:room/messages") { request, context in
+        api.on(.messages) { request, context in
             await respond("api_messages", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                let parameters = try APIParameters(request)
+                let parameters = try APIParameters(request, for: .messages)
                 let after = try parameters.messageID("after")
                 let limit = try parameters.integer("limit", in: 1...Limits.maxMessageLimit) ?? Limits.defaultMessageLimit
                 let wait = try parameters.integer("wait", in: Limits.maxWaitSeconds) ?? 0
@@ -114,7 +115,7 @@ struct APIRoutes: Sendable {
                 return APIJSON.response(APIModels.Messages(room: room, messages: found.map(APIModels.Message.init)))
             }
         }
-        api.post("rooms/:room/messages") { request, context in
+        api.on(.say) { request, context in
             await respond("api_say", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
@@ -126,24 +127,24 @@ struct APIRoutes: Sendable {
                 return APIJSON.response(APIModels.Message(stored), status: .created)
             }
         }
-        api.get("rooms/:room/participants") { request, context in
+        api.on(.participants) { request, context in
             await respond("api_participants", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
                 let participants = try await actions.participants(of: room, admitCostlyRead: costlyReads(request, context))
                 return APIJSON.response(APIModels.Participants(room: room, participants: participants))
             }
         }
-        api.get("rooms/:room/transcript") { request, context in
+        api.on(.transcript) { request, context in
             await respond("api_transcript", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                let parameters = try APIParameters(request)
+                let parameters = try APIParameters(request, for: .transcript)
                 let page = try TranscriptPage(room: room, parameters: parameters, accept: request.headers[.accept])
                 let found = try await actions.transcript(
                     room: room, after: page.after, limit: page.limit, admitCostlyRead: costlyReads(request, context))
                 return page.response(found)
             }
         }
-        api.get("rooms/:room/events") { request, context in
+        api.on(.events) { request, context in
             if let response = openStreamAtOnce(request, context) { return response }
             return await openStream(request, context).value
         }
@@ -166,7 +167,7 @@ struct APIRoutes: Sendable {
         let started = ContinuousClock.now
         do throws(ProtocolError) {
             let room = try Self.room(context)
-            let after = try RoomEventStream.resumePoint(request, try APIParameters(request))
+            let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
             guard actions.rooms.room(room) != nil else { return nil }
             return answer("api_events", request, started, .success(try stream(room, after, request, context)))
         } catch {
@@ -180,7 +181,7 @@ struct APIRoutes: Sendable {
         Task {
             await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                let after = try RoomEventStream.resumePoint(request, try APIParameters(request))
+                let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
                 _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
                 return try stream(room, after, request, context)
             }
@@ -315,6 +316,16 @@ struct APIRoutes: Sendable {
             throw .bad("radius", "does not make a query")  // each value was checked above
         }
         return query
+    }
+}
+
+extension RouterMethods {
+    /// The route of one documented operation: its method and path template.
+    @discardableResult
+    func on(
+        _ operation: APIOperation, use handler: @Sendable @escaping (Request, Context) async throws -> some ResponseGenerator
+    ) -> Self {
+        on(RouterPath(operation.path), method: operation.method, use: handler)
     }
 }
 
