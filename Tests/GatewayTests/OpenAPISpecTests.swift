@@ -33,7 +33,8 @@ import Testing
         }
     }
 
-    /// (a) Every route the router has under `/api/v1` is a documented operation, and every documented operation is routed.
+    /// (a) Every route the router has under `/api/v1` is a documented
+    /// operation, and every documented operation is routed.
     @Test func everyRouteIsDocumentedAndEveryOperationIsRouted() throws {
         let router = cluster.gateway.buildRouter(health: cluster.health)
         let prefix = APIRoutes.base + "/"
@@ -55,12 +56,14 @@ import Testing
         #expect(Set(table.keys) == Set(spec.operations.map(\.id)), "APIOperation.all and the document's operationIds")
         for operation in spec.operations {
             let code = try #require(table[operation.id], "\(operation.id) is documented but not in APIOperation")
-            #expect("\(code.method.rawValue) \(code.path)" == "\(operation.method) \(operation.path)", "\(operation.id)")
+            let route = "\(code.method.rawValue) \(code.path)"
+            #expect(route == "\(operation.method) \(operation.path)", "\(operation.id)")
             #expect(Set(operation.names(in: "query")) == Set(code.query), "\(operation.id): query parameters")
             #expect(Set(operation.names(in: "header")) == Set(code.headers), "\(operation.id): header parameters")
             #expect(Set(operation.names(in: "path")) == Set(code.pathParameters), "\(operation.id): path parameters")
             for name in code.alternatives {
-                #expect(operation.descriptions.contains("`\(name)`"), "\(operation.id): '\(name)' is read but named nowhere")
+                #expect(
+                    operation.descriptions.contains("`\(name)`"), "\(operation.id): '\(name)' is read, named nowhere")
             }
         }
     }
@@ -73,9 +76,12 @@ import Testing
             let code = try #require(APIOperation.all.first { $0.id == operation.id })
             guard !(code.query + code.alternatives + code.headers + code.pathParameters).isEmpty else { return nil }
             // A documented body, so that only the parameter under test can be wrong.
-            let body = try operation.requestSchema.map { try JSONSerialization.data(withJSONObject: spec.example(of: $0)) }
+            let body = try operation.requestSchema.map {
+                try JSONSerialization.data(withJSONObject: spec.example(of: $0))
+            }
             return Probe(
-                operation: code, base: try operation.requiredQuery(spec).map { [$0.0, $0.1] }, body: body.map { Array($0) })
+                operation: code, base: try operation.requiredQuery(spec).map { [$0.0, $0.1] },
+                body: body.map { Array($0) })
         }
         #expect(!probes.isEmpty)
         let cluster = self.cluster
@@ -91,7 +97,9 @@ import Testing
                     headers[.authorization] = "Bearer " + session
                     if probe.body != nil { headers[.contentType] = "application/json" }
                     let query = query.map { $0.joined(separator: "=") }.joined(separator: "&")
-                    let path = operation.pathParameters.reduce(operation.path) { $0.replacingOccurrences(of: "{\($1)}", with: room) }
+                    let path = operation.pathParameters.reduce(operation.path) {
+                        $0.replacingOccurrences(of: "{\($1)}", with: room)
+                    }
                     return try await client.execute(
                         uri: APIRoutes.base + path + (query.isEmpty ? "" : "?" + query), method: operation.method,
                         headers: headers, body: probe.body.map { ByteBuffer(bytes: $0) }
@@ -129,7 +137,8 @@ import Testing
         let place = MercatorPoint(x: 0.25, y: 0.75)!
         let roomInfo = RoomInfo(id: 7, position: place, zoom: ZoomLevel(12)!, topic: "Tor")
         let room = APIModels.Room(roomInfo)
-        let message = APIModels.Message(ChatMessage(room: 7, id: 3, nick: "Lydia", text: "hello", addedAt: 1_700_000_000_000))
+        let message = APIModels.Message(
+            ChatMessage(room: 7, id: 3, nick: "Lydia", text: "hello", addedAt: 1_700_000_000_000))
         let nearby = APIModels.NearbyRoom(NearbyRoom(room: roomInfo, distanceMetres: 12.5, bearingDegrees: 90.5))
         let session = APIModels.Session(SessionInfo(id: SessionID.random(), nick: "Lydia", version: 1))
         let samples: [(String, any Encodable)] = [
@@ -146,12 +155,14 @@ import Testing
             #expect(problems == [], "\(name)")
         }
         // Every code the API can answer is in the documented enum, and the enum holds no other.
-        let codes = try #require(spec.object(spec.object(spec.schema("Problem")["properties"])["code"])["enum"] as? [String])
+        let code = spec.object(spec.object(spec.schema("Problem")["properties"])["code"])
+        let codes = try #require(code["enum"] as? [String])
         #expect(Set(codes) == Set(ProtocolError.Code.allCases.map(\.rawValue)))
         // Every documented object schema is a response or request body checked here.
         let requests = Set(Self.requestBodies.map(\.schema))
         let objects = spec.schemaNames.filter { spec.schema($0)["type"] as? String == "object" }
-        #expect(Set(objects).subtracting(samples.map(\.0)).subtracting(requests).sorted() == [], "schemas no model checks")
+        let unchecked = Set(objects).subtracting(samples.map(\.0)).subtracting(requests)
+        #expect(unchecked.sorted() == [], "schemas no model checks")
     }
 
     static let requestBodies: [(schema: String, decode: @Sendable ([UInt8]) throws -> Any)] = [
@@ -171,8 +182,9 @@ import Testing
             let documented = Set(spec.object(schema["properties"]).keys)
             #expect(Set(fields.compactMap(\.label)) == documented, "\(name): \(type(of: model))")
             for field in fields {
-                let unset = Mirror(reflecting: field.value).displayStyle == .optional && Mirror(reflecting: field.value).children.isEmpty
-                #expect(!unset, "\(name): \(type(of: model)).\(field.label ?? "?") is not read from the documented body")
+                let value = Mirror(reflecting: field.value)
+                let unset = value.displayStyle == .optional && value.children.isEmpty
+                #expect(!unset, "\(name): \(type(of: model)).\(field.label ?? "?") is not read from the body")
             }
         }
     }

@@ -17,7 +17,9 @@ struct SpecDocument {
 
     /// The node, or the node its `$ref` (`#/…`) names, followed to the end.
     func resolve(_ node: Any?) -> Any? {
-        guard let object = node as? [String: Any], let ref = object["$ref"] as? String, ref.hasPrefix("#/") else { return node }
+        guard let object = node as? [String: Any], let ref = object["$ref"] as? String, ref.hasPrefix("#/") else {
+            return node
+        }
         var target: Any? = root
         for part in ref.dropFirst(2).split(separator: "/") {
             let key = part.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
@@ -50,7 +52,8 @@ struct SpecDocument {
 
         /// The required query parameters, each at its schema's minimum.
         func requiredQuery(_ spec: SpecDocument) throws -> [(String, String)] {
-            try parameters.filter { $0["in"] as? String == "query" && $0["required"] as? Bool == true }.map { parameter in
+            let required = parameters.filter { $0["in"] as? String == "query" && $0["required"] as? Bool == true }
+            return try required.map { parameter in
                 let name = parameter["name"] as? String ?? "?"
                 guard let minimum = spec.object(parameter["schema"])["minimum"] else {
                     throw Invalid(description: "\(id): the required '\(name)' has no minimum to send")
@@ -102,15 +105,18 @@ struct SpecDocument {
         case .number: return wrongType("number")
         case .string(let text):
             let allowed = schema["enum"] as? [String]
-            return wrongType("string") + (allowed == nil || allowed!.contains(text) ? [] : ["\(path): '\(text)' not in the enum"])
+            let inEnum = allowed == nil || allowed!.contains(text)
+            return wrongType("string") + (inEnum ? [] : ["\(path): '\(text)' not in the enum"])
         case .array(let items):
-            return wrongType("array") + items.enumerated().flatMap { mismatches($1, schema["items"], at: "\(path)[\($0)]") }
+            return wrongType("array")
+                + items.enumerated().flatMap { mismatches($1, schema["items"], at: "\(path)[\($0)]") }
         case .object(let members):
             let properties = object(schema["properties"])
             let required = schema["required"] as? [String] ?? []
             var problems = wrongType("object")
             problems += members.keys.filter { properties[$0] == nil }.sorted().map { "\(path).\($0): not documented" }
-            problems += properties.keys.filter { members[$0] == nil }.sorted().map { "\(path).\($0): documented, not encoded" }
+            problems += properties.keys.filter { members[$0] == nil }.sorted()
+                .map { "\(path).\($0): documented, not encoded" }
             problems += required.filter { members[$0] == nil }.map { "\(path).\($0): required, missing" }
             for (key, member) in members.sorted(by: { $0.key < $1.key }) where properties[key] != nil {
                 problems += mismatches(member, properties[key], at: "\(path).\(key)")
@@ -122,7 +128,8 @@ struct SpecDocument {
 
 /// A JSON value as it was written: integers apart from other numbers.
 enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+    case null, bool(Bool), integer(Int64), number(Double), string(String)
+    case array([JSONValue]), object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

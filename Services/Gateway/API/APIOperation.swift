@@ -38,7 +38,8 @@ struct APIOperation: Sendable, Hashable {
 
     /// The path parameters: the template's `{…}` segments.
     var pathParameters: [String] {
-        path.split(separator: "/").filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) }
+        path.split(separator: "/").filter { $0.hasPrefix("{") && $0.hasSuffix("}") }
+            .map { String($0.dropFirst().dropLast()) }
     }
 }
 
