@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Issue 15's benchmarks, from a fresh clone: builds in release mode, starts a
 # release stack (2 gateways, 2 messaging instances) under .data/bench-push and a
-# bare Hummingbird hello world beside it, then measures (deploy/bench/bench_push.py):
+# bare Hummingbird hello world beside it, then measures (python -m geochat_bench.push):
 # nearby search over 1,000,000 rooms next to hello world, say → push latency
 # across gateways at 200 posts/s, and as many push subscribers on one gateway as
 # the file limit allows (memory each, idle CPU, fan-out). Writes the table to
 # docs/benchmarks.md between the push-bench markers and tears the stack down.
 #
-#   deploy/bench-push.sh [--keep] [bench_push.py options…, e.g. --only nearby --rooms 100000]
+#   deploy/bench-push.sh [--keep] [geochat_bench.push options…, e.g. --only nearby --rooms 100000]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -46,5 +46,5 @@ hello_port=$(free_port)
 hello_pid=$!
 wait_http "http://127.0.0.1:$hello_port/hello" 30 || die "hello world did not start"
 
-.venv/bin/python deploy/bench/bench_push.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
+.venv/bin/python -m geochat_bench.push --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
   --command "bash deploy/bench-push.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

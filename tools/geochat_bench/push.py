@@ -11,7 +11,9 @@ starts one and calls this), each beside its reference in the same run:
   limit allows, from several loopback source addresses: the gateway's resident
   memory per subscriber, its CPU while they idle, and one message's fan-out to all.
 
-Writes its table to docs/benchmarks.md between the push-bench markers.
+Writes its table to docs/benchmarks.md between the bench-push markers.
+
+  python -m geochat_bench.push --stack-env .data/bench-push/stack.env --hello-url http://127.0.0.1:PORT [--only a,b]
 """
 import argparse
 import asyncio
@@ -23,18 +25,16 @@ import random
 import re
 import resource
 import socket
-import statistics
-import sys
 import threading
 import time
 import urllib.parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import (ROOT, BULK_SQL_TIMEOUT_S, ensure_million_rooms, load_facts, log, machine_facts,  # noqa: E402
-                   replace_marked, restart_gateways_timed, rss_mb)
-from geochat_support.stack import Stack  # noqa: E402
-from geochat_support.stats import percentile  # noqa: E402
+from geochat_support.stack import Stack
+from geochat_support.stats import percentile
+
+from . import doc_sections
+from .runner import (BULK_SQL_TIMEOUT_S, ensure_million_rooms, load_facts, log, machine_facts, restart_gateways_timed,
+                     rss_mb)
 
 
 def connection(url, timeout=30):
@@ -334,7 +334,7 @@ def report(results, meta):
         if k + "p99_ms" not in results:
             continue
         verdict = ("met" if results[k + "p99_ms"] <= 50 and results[k + "received"] == results[k + "sent"] else "missed")
-        rows.append((f"say on gateway A → push on gateway B: p99 ≤ 50 ms at 200 posts/s"
+        rows.append(("say on gateway A → push on gateway B: p99 ≤ 50 ms at 200 posts/s"
                      + ("" if rate == 200 else f" (at {rate}/s: context)"),
                      f"p50 {f(k + 'p50_ms')} ms, p99 {f(k + 'p99_ms')} ms, max {f(k + 'max_ms')} ms from each say's "
                      f"scheduled send; {f(k + 'received')} of {f(k + 'sent')} pushed, {f(k + 'failed_posts')} says failed, "
@@ -364,17 +364,13 @@ def report(results, meta):
 
 
 def write_doc(table, lines):
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    generated = "\n".join(["<!-- bench-push:begin (written by deploy/bench-push.sh; edit outside these markers) -->",
-                           *table, "", "```", *lines, "```", "<!-- bench-push:end -->"])
-    text = replace_marked(open(path).read(), "bench-push", generated,
-                          heading="## The JSON API, push and nearby search (issue 15)\n\n")
-    with open(path, "w") as f:
-        f.write(text)
+    generated = doc_sections.marked_block("bench-push", "deploy/bench-push.sh", [*table, "", "```", *lines, "```"])
+    doc_sections.write_marked(doc_sections.BENCHMARKS, [
+        ("bench-push", generated, "## The JSON API, push and nearby search (issue 15)\n\n")])
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack-env", required=True)
     parser.add_argument("--hello-url", required=True)
     parser.add_argument("--hello-pid", type=int, default=0, help="hello world's process: its memory per reference stream")
@@ -417,7 +413,7 @@ def main():
     print("\n".join(lines))
     if not args.no_doc:
         write_doc(table, lines)
-        log("docs/benchmarks.md updated (push-bench markers)")
+        log("docs/benchmarks.md updated (bench-push markers)")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,10 @@
 """A long run of says at a fixed rate against a stack that is never restarted (deploy/soak.sh):
 does it answer after an hour as it did in its first minute, and idle as it did before?
 
-  soak.py --stack-env .data/soak/stack.env --minutes 30 --rate 200
+  python -m geochat_bench.soak --stack-env .data/soak/stack.env --minutes 30 --rate 200
 
-Before and after the load: the whole stack's idle CPU over 60 s (deploy/idle_cpu.py's
-reading), and 20 lone `start` + `say` pairs one after the other. During it: says at
+Before and after the load: the whole stack's idle CPU over 60 s (idle_cpu's reading,
+as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the other. During it: says at
 `--rate` a second (open loop: each has its scheduled time, queueing counts) through every
 gateway in turn, into 100 rooms, from 16 sessions; per minute the answers' p50/p99 and
 how many failed (a `503` or no answer within 10 s).
@@ -15,19 +15,14 @@ import asyncio
 import datetime
 import os
 import random
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402
-from bench import AsyncPool, create_rooms, fmt, log, q, start_sessions  # noqa: E402
-from geochat_support.protocol import session_id_in, success_id_in  # noqa: E402
-from geochat_support.stack import Stack  # noqa: E402
-from geochat_support.stats import percentile as nearest_rank  # noqa: E402
+from geochat_support.protocol import AsyncPool, session_id_in, success_id_in
+from geochat_support.stack import Stack
+from geochat_support.stats import percentile as nearest_rank
 
-sys.path.insert(0, os.path.join(HERE, ".."))
-import idle_cpu  # noqa: E402
+from . import doc_sections, idle_cpu
+from .runner import create_rooms, fmt, log, machine_facts, q, start_sessions
 
 
 def percentile(values, p):
@@ -109,7 +104,7 @@ async def load(stack, rate, minutes):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack-env", required=True)
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=200)
@@ -142,7 +137,7 @@ def main():
     block = [
         f"### Soak: {when}", "",
         f"Command: `{args.command}`. {args.rate} says/s offered for {args.minutes:g} minutes through "
-        f"{len(stack.gateways)} gateway(s), the broker never restarted. Machine: {bench.machine_facts()}.", "",
+        f"{len(stack.gateways)} gateway(s), the broker never restarted. Machine: {machine_facts()}.", "",
         f"- p99 of the first 5 minutes {fmt(first)} ms, of the last 5 {fmt(last)} ms: "
         f"{fmt(last / first if first == first and first else float('nan'), 2)}× (target ≤ 1.5×); {failed} failed (target 0).",
         f"- A lone `start` + `say`: p50 {fmt(percentile(lone_before, 50))} ms before, "
@@ -151,7 +146,7 @@ def main():
         "| minute | answered | p50 ms | p99 ms | failed |", "| --- | --- | --- | --- | --- |", *rows, ""]
     print("\n".join(block))
     if not args.no_doc:
-        bench.add_run_block("soak", "Soak (deploy/soak.sh)", block)
+        doc_sections.add_run_block("soak", "Soak (deploy/soak.sh)", block)
         log("docs/benchmarks.md updated")
 
 
