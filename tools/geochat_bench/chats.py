@@ -34,3 +34,8 @@ def scenario_chats(stack, hello_url, args, results):
         - sum(v for (name, labels), v in before[0].items() if name == "geochat_commands_total" and 'command="region"' in labels)
     results.update({"chats_1m_rps": run["rps"], "chats_1m_p50_ms": run["p50_ms"], "chats_1m_p99_ms": run["p99_ms"],
                     "chats_failed": run["failed"], "chats_rooms_service_asked": asked})
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only chats
+    from .suite import main
+    main("chats")

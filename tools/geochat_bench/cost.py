@@ -156,8 +156,6 @@ def cost_table(results):
     return lines
 
 
-
-
 def write_capacity(results, meta):
     """The measured part of docs/capacity.md, between its markers (left as it is when they are missing)."""
     m = results.get("cost_idle_meta", {})
@@ -169,3 +167,8 @@ def write_capacity(results, meta):
         "more than a second late); then 500 `chats`, 300 `say`, 300 `start`, each batch alone.", "",
         *cost_table(results), ""])
     doc_sections.write_marked(doc_sections.CAPACITY, [("cost", generated, None)])
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only cost
+    from .suite import main
+    main("cost")

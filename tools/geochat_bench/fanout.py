@@ -153,3 +153,8 @@ def fanout_at(stack, args, results, rate, suffix):
         f"{figures['fanout_say_failures']} says failed; the says' own answers "
         f"p50 {fmt(figures['fanout_say_p50_ms'])} ms, p99 {fmt(figures['fanout_say_p99_ms'])} ms")
     results.update({name + suffix: value for name, value in figures.items()})
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only fanout
+    from .suite import main
+    main("fanout")

@@ -9,12 +9,12 @@ its descendants. Cores = CPU seconds used / wall seconds.
   python -m geochat_bench.idle_cpu report --run tansu A.json --run kafka B.json [--doc docs/benchmarks.md]
 """
 import argparse
-import datetime
 import json
 import os
 import time
 
 from .doc_sections import marked_block, write_marked
+from .runner import utc_now
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -107,7 +107,7 @@ def report(args):
     for profile, table in runs:
         print(f"idle_cores[{profile}]: {table['all']:.3f} (target <= 0.05)")
     if args.doc:
-        measured_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        measured_at = utc_now()
         write_doc(args.doc, runs, measured_at, int(args.seconds), args.build)
 
 

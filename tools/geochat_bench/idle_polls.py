@@ -38,3 +38,8 @@ def scenario_idle(stack, hello_url, args, results):
         results[f"{kind}_p99_ms"] = statistics.mean(r["p99_ms"] for r in runs)
         results[f"{kind}_failed"] = sum(r["failed"] for r in runs)
     results["idle_poll_ratio"] = results["poll_rps"] / results["hello_rps"]
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only idle
+    from .suite import main
+    main("idle")

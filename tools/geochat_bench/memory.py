@@ -67,3 +67,8 @@ def scenario_memory(stack, args, results):
         "memory_rooms_loaded": int(metrics.get(("geochat_gateway_rooms_loaded", ""), -1)),
         "memory_rooms_indexed": int(metrics.get(("geochat_gateway_rooms_indexed", ""), -1)),
     })
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only memory
+    from .suite import main
+    main("memory")

@@ -15,9 +15,7 @@ Writes its table to docs/benchmarks.md between the bench-push markers.
 
   python -m geochat_bench.push --stack-env .data/bench-push/stack.env --hello-url http://127.0.0.1:PORT [--only a,b]
 """
-import argparse
 import asyncio
-import datetime
 import http.client
 import json
 import os
@@ -33,8 +31,8 @@ from geochat_support.stack import Stack
 from geochat_support.stats import percentile
 
 from . import doc_sections
-from .runner import (BULK_SQL_TIMEOUT_S, ensure_million_rooms, load_facts, log, machine_facts, restart_gateways_timed,
-                     rss_mb)
+from .runner import (BULK_SQL_TIMEOUT_S, bench_parser, ensure_million_rooms, load_facts, log, machine_facts,
+                     restart_gateways_timed, rss_mb, run_scenarios, utc_now)
 
 
 def connection(url, timeout=30):
@@ -356,7 +354,9 @@ def report(results, meta):
                      "subscribers (keep-alive comments every 30 s included)", "see figure"))
         rows.append(("one message to every subscriber",
                      f"{f('subs_fanout_reached')} of {f('subs_opened')} had it within {f('subs_fanout_s', 2)} s", "—"))
-    lines = [f"{key}: {fmt}" for key, fmt in ((k, f(k, 3)) for k in sorted(results) if not k.endswith("sample"))]
+    lines = [f"{key}: {fmt}" for key, fmt in ((k, f(k, 3)) for k in sorted(results) if not k.startswith("_")
+                                                and not k.endswith("sample"))]
+    lines += [f"Scenario failed: {failure}" for failure in results.get("_failed", [])]
     table = [f"Run of {meta['when']}. Machine: {meta['machine']}. Build: release. Load while it ran: {meta['load']}.", "",
              f"Command: `{meta['command']}`", "",
              "| target | figure | verdict |", "| --- | --- | --- |"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
@@ -370,8 +370,7 @@ def write_doc(table, lines):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/bench-push.sh")
     parser.add_argument("--hello-url", required=True)
     parser.add_argument("--hello-pid", type=int, default=0, help="hello world's process: its memory per reference stream")
     parser.add_argument("--only", default="push,subscribers,nearby")
@@ -386,27 +385,21 @@ def main():
     parser.add_argument("--subscriber-rooms", type=int, default=100)
     parser.add_argument("--sources", type=int, default=4)
     parser.add_argument("--idle-seconds", type=int, default=60)
-    parser.add_argument("--command", default="bash deploy/bench-push.sh")
-    parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     args.radii = [int(r) for r in args.radii.split(",")]
     args.push_rates = [int(r) for r in args.push_rates.split(",")]
 
     stack = Stack(args.stack_env, sql_timeout=BULK_SQL_TIMEOUT_S)
-    meta = {"when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    meta = {"when": utc_now(),
             "machine": machine_facts(), "command": args.command, "radii": args.radii,
             "idle_seconds": args.idle_seconds, "push_rates": args.push_rates}
     load_before = load_facts()
     results = {}
-    for name in args.only.split(","):
-        log(f"scenario {name}")
-        try:
-            {"nearby": lambda: scenario_nearby(stack, args.hello_url, args, results),
-             "push": lambda: scenario_push(stack, args, results),
-             "subscribers": lambda: scenario_subscribers(stack, args.hello_url, args.hello_pid, args, results)}[name]()
-        except Exception as error:  # one failed scenario leaves the others' figures
-            log(f"scenario {name} FAILED: {error!r}")
-            results[f"{name}_failed_sample"] = repr(error)
+    run_scenarios(args.only.split(","), {
+        "nearby": lambda: scenario_nearby(stack, args.hello_url, args, results),
+        "push": lambda: scenario_push(stack, args, results),
+        "subscribers": lambda: scenario_subscribers(stack, args.hello_url, args.hello_pid, args, results),
+    }, results)
     meta["load"] = f"at start {load_before}; at the end {load_facts()}"
     table, lines = report(results, meta)
     print("\n".join(table))

@@ -1,9 +1,12 @@
 """What the benchmarks share: wrk with a file of request paths (paths.lua), the legacy
 protocol's set-up helpers (sessions, rooms, says), the broker restart between scenarios,
 metrics scraping, gateway restarts and readiness, the million bench rooms inserted by SQL,
-and the facts of the machine a run states. Every scenario module imports from here; the
-docs they write go through doc_sections."""
+the facts of the machine a run states, and what every run's main does (its common options,
+its scenarios in order, its block printed and added to the docs). Every scenario module
+imports from here; the docs they write go through doc_sections."""
+import argparse
 import asyncio
+import datetime
 import os
 import random
 import subprocess
@@ -13,6 +16,8 @@ import time
 import urllib.request
 
 from geochat_support.protocol import AsyncPool, chat_path, gather_limited, room_id_in, session_id_in, success_id_in
+
+from . import doc_sections
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -258,3 +263,48 @@ def load_facts():
     load = open("/proc/loadavg").read().split()[:3]
     builds = subprocess.run(["pgrep", "-c", "swift-frontend"], capture_output=True, text=True).stdout.strip() or "0"
     return f"load average {' / '.join(load)}, {builds} swift-frontend processes of other builds running"
+
+
+def utc_now():
+    """When a run was made, as the docs state it: `2026-11-25 14:43 UTC`."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+# ---------------------------------------------------------------- a run's main
+
+def bench_parser(doc, command):
+    """The options of a run against a stack: `--stack-env` (the stack.env of the stack it
+    measures), `--command` (the command line its doc block states), `--no-doc`. The
+    description is the first paragraph of the module's docstring `doc`."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--stack-env", required=True)
+    parser.add_argument("--command", default=command)
+    parser.add_argument("--no-doc", action="store_true", help="print the figures, leave the docs as they are")
+    return parser
+
+
+def run_scenarios(names, scenarios, results, before=None):
+    """`scenarios[name]()` for each of `names`, in that order. A scenario that fails leaves the
+    others' figures: its error is logged and listed in results["_failed"]. `before(name)` runs
+    ahead of each scenario but the first, inside its try (a broker restart, say)."""
+    for i, name in enumerate(names):
+        log(f"scenario {name}")
+        started = time.monotonic()
+        try:
+            if before and i:
+                before(name)
+            scenarios[name]()
+        except Exception as error:  # one failed scenario leaves the others' figures
+            log(f"scenario {name} FAILED: {error!r}")
+            results.setdefault("_failed", []).append(f"{name}: {error}")
+        log(f"scenario {name} took {time.monotonic() - started:.0f}s; figures so far: "
+            + ", ".join(f"{k}={fmt(v, 2)}" for k, v in results.items() if not k.startswith("_")))
+
+
+def publish_run(block, name, heading, write=True):
+    """Prints a run's block (lines) and, when `write`, adds it first under its section NAME of
+    docs/benchmarks.md (`## HEADING`, made the first time)."""
+    print("\n".join(block))
+    if write:
+        doc_sections.add_run_block(name, heading, block)
+        log("docs/benchmarks.md updated")

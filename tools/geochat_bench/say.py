@@ -83,3 +83,8 @@ def wait_partitions(url, members, peer=None, timeout=60):
             return
         time.sleep(0.5)
     raise RuntimeError(f"partitions not rebalanced for {members} members")
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only say
+    from .suite import main
+    main("say")

@@ -10,9 +10,7 @@ as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the oth
 gateway in turn, into 100 rooms, from 16 sessions; per minute the answers' p50/p99 and
 how many failed (a `503` or no answer within 10 s).
 """
-import argparse
 import asyncio
-import datetime
 import os
 import random
 import time
@@ -21,8 +19,8 @@ from geochat_support.protocol import AsyncPool, session_id_in, success_id_in
 from geochat_support.stack import Stack
 from geochat_support.stats import percentile as nearest_rank
 
-from . import doc_sections, idle_cpu
-from .runner import create_rooms, fmt, log, machine_facts, q, start_sessions
+from . import idle_cpu
+from .runner import bench_parser, create_rooms, fmt, log, machine_facts, publish_run, q, start_sessions, utc_now
 
 
 def percentile(values, p):
@@ -104,17 +102,14 @@ async def load(stack, rate, minutes):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/soak.sh")
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--idle-seconds", type=int, default=60)
-    parser.add_argument("--command", default="bash deploy/soak.sh")
-    parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     stack = Stack(args.stack_env)
     state = os.path.dirname(os.path.abspath(args.stack_env))
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = utc_now()
 
     idle_before = idle_cores(state, args.idle_seconds)
     lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
@@ -144,10 +139,7 @@ def main():
         f"{fmt(percentile(lone_after, 50))} ms after (target within 1.5×).",
         f"- The idle stack: {idle_before:.3f} cores before, {idle_after:.3f} after (target within 0.05).", "",
         "| minute | answered | p50 ms | p99 ms | failed |", "| --- | --- | --- | --- | --- |", *rows, ""]
-    print("\n".join(block))
-    if not args.no_doc:
-        doc_sections.add_run_block("soak", "Soak (deploy/soak.sh)", block)
-        log("docs/benchmarks.md updated")
+    publish_run(block, "soak", "Soak (deploy/soak.sh)", write=not args.no_doc)
 
 
 if __name__ == "__main__":

@@ -10,14 +10,11 @@ One module per scenario (idle_polls, cost, chats, say, memory, fanout), the shar
 runner (runner) and the doc writer (doc_sections); this module runs them in order,
 reports and judges the targets.
 """
-import argparse
-import datetime
-import time
-
 from geochat_support.stack import Stack
 
 from . import chats, cost, doc_sections, fanout, idle_polls, memory, say
-from .runner import BULK_SQL_TIMEOUT_S, fmt, fresh_broker, load_facts, log, machine_facts, missing, rss_mb
+from .runner import (BULK_SQL_TIMEOUT_S, bench_parser, fmt, fresh_broker, load_facts, log, machine_facts, missing,
+                     rss_mb, run_scenarios, utc_now)
 
 # Fan-out last: at 1,000 posts/s it overloads this machine, and the backlog it leaves
 # in the broker would slow every scenario after it.
@@ -199,11 +196,12 @@ def write_doc(table, lines, plans, meta):
     doc_sections.write_marked(doc_sections.BENCHMARKS, sections, default="# Benchmarks\n\n")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack-env", required=True)
+def main(scenario=None):
+    """The suite's run; `scenario`: that one alone (`python -m geochat_bench.chats` …, as `--only chats`)."""
+    parser = bench_parser(__doc__ if scenario is None else f"Scenario {scenario} of deploy/bench.sh alone "
+                          f"(the suite with --only {scenario}).", "bash deploy/bench.sh")
     parser.add_argument("--hello-url", required=True)
-    parser.add_argument("--only", default=",".join(SCENARIOS))
+    parser.add_argument("--only", default=scenario or ",".join(SCENARIOS))
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=64)
@@ -219,45 +217,25 @@ def main():
     parser.add_argument("--active-rooms", type=int, default=10_000)
     parser.add_argument("--messages-per-room", type=int, default=50)
     parser.add_argument("--start-budget-s", type=int, default=240)
-    parser.add_argument("--no-doc", action="store_true")
     parser.add_argument("--keep-broker", action="store_true", help="no broker restart between scenarios")
-    parser.add_argument("--command", default="bash deploy/bench.sh")
     parser.add_argument("--build", default="release build")
     args = parser.parse_args()
 
     stack = Stack(args.stack_env, sql_timeout=BULK_SQL_TIMEOUT_S)
     results = {}
-    meta = {"when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    meta = {"when": utc_now(),
             "machine": machine_facts(), "command": args.command, "build": args.build}
     load_before = load_facts()
     results["gateway_rss_start_mb"] = rss_mb(stack.pid(f"gateway-{len(stack.gateways)}"))
     only = args.only.split(",")
-    only_ordered = [name for name in SCENARIOS if name in only]
-    for name in SCENARIOS:
-        if name not in only:
-            continue
-        log(f"scenario {name}")
-        started = time.monotonic()
-        try:
-            if name != only_ordered[0] and not args.keep_broker:
-                fresh_broker(stack)
-            if name == "idle":
-                idle_polls.scenario_idle(stack, args.hello_url, args, results)
-            elif name == "fanout":
-                fanout.scenario_fanout(stack, args, results)
-            elif name == "say":
-                say.scenario_say(stack, args, results)
-            elif name == "chats":
-                chats.scenario_chats(stack, args.hello_url, args, results)
-            elif name == "cost":
-                cost.scenario_cost(stack, args, results)
-            elif name == "memory":
-                memory.scenario_memory(stack, args, results)
-        except Exception as error:  # one failed scenario leaves the others' figures
-            log(f"scenario {name} FAILED: {error!r}")
-            results.setdefault("_failed", []).append(f"{name}: {error}")
-        log(f"scenario {name} took {time.monotonic() - started:.0f}s; figures so far: "
-            + ", ".join(f"{k}={fmt(v, 2)}" for k, v in results.items() if not k.startswith("_")))
+    run_scenarios([name for name in SCENARIOS if name in only], {
+        "idle": lambda: idle_polls.scenario_idle(stack, args.hello_url, args, results),
+        "cost": lambda: cost.scenario_cost(stack, args, results),
+        "chats": lambda: chats.scenario_chats(stack, args.hello_url, args, results),
+        "say": lambda: say.scenario_say(stack, args, results),
+        "memory": lambda: memory.scenario_memory(stack, args, results),
+        "fanout": lambda: fanout.scenario_fanout(stack, args, results),
+    }, results, before=None if args.keep_broker else lambda _: fresh_broker(stack))
     meta["load"] = f"at start {load_before}; at the end {load_facts()}"
     meta["failed"] = results.get("_failed", [])
     table, lines, plans = report(results, args, meta)

@@ -7,14 +7,13 @@ the rows it is given into docs/benchmarks.md ("Variants").
   python -m geochat_bench.variants --write-doc --command '…' ROW…
 """
 import argparse
-import datetime
 import os
 import random
 
 from geochat_support.stack import Stack
 
-from . import doc_sections, writes
-from .runner import machine_facts, q, wrk
+from . import writes
+from .runner import machine_facts, publish_run, q, utc_now, wrk
 
 
 def broker_seconds(state_dir):
@@ -43,13 +42,12 @@ def variant_row(stack_env, name, settings, rounds=3, seconds=10):
 
 
 def write_doc(rows, command):
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = utc_now()
     block = [f"### Variants: {when}", "", f"Command: `{command}`. Machine: {machine_facts()}. "
              "Each variant on a fresh release stack (2 gateways, 2 messaging), three 10 s rounds of says at "
              "`wrk -t2 -c64` one after the other.", "",
              "| variant | settings | says/s by round | broker, cores |", "| --- | --- | --- | --- |", *rows, ""]
-    print("\n".join(block))
-    doc_sections.add_run_block("bench-variants", "Variants (deploy/bench-variants.sh)", block)
+    publish_run(block, "bench-variants", "Variants (deploy/bench-variants.sh)")
 
 
 def main():

@@ -13,9 +13,7 @@ Scenarios, in this order, on one stack that is never restarted:
           hop by hop, from the services' own histograms (means over the run).
 - push:   the same rate through the JSON API, one push subscriber per room on gateway 2.
 """
-import argparse
 import asyncio
-import datetime
 import random
 import time
 import types
@@ -23,8 +21,9 @@ import types
 from geochat_support.protocol import AsyncPool
 from geochat_support.stack import Stack
 
-from . import doc_sections, fanout, push
-from .runner import create_rooms, fmt, load_facts, log, machine_facts, q, scrape, start_sessions, wrk
+from . import fanout, push
+from .runner import (bench_parser, create_rooms, fmt, load_facts, log, machine_facts, publish_run, q, run_scenarios,
+                     scrape, start_sessions, utc_now, wrk)
 
 SCENARIOS = ["create", "say", "budget", "push"]
 
@@ -179,8 +178,7 @@ def report(results, args, meta):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/bench-writes.sh")
     parser.add_argument("--php-url", required=True)
     parser.add_argument("--only", default=",".join(SCENARIOS))
     parser.add_argument("--seconds", type=int, default=10)
@@ -188,29 +186,21 @@ def main():
     parser.add_argument("--creates", type=int, default=10_000)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--budget-seconds", type=int, default=20)
-    parser.add_argument("--no-doc", action="store_true")
-    parser.add_argument("--command", default="bash deploy/bench-writes.sh")
     parser.add_argument("--build", default="release build")
     parser.add_argument("--label", default="", help="what was measured (e.g. a commit), shown in the heading")
     args = parser.parse_args()
 
     stack = Stack(args.stack_env)
     results = {}
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = utc_now()
     load_before = load_facts()
     only = args.only.split(",")
-    for name in SCENARIOS:
-        if name not in only:
-            continue
-        log(f"scenario {name}")
-        try:
-            {"create": lambda: scenario_create(stack, args.php_url, args, results),
-             "say": lambda: scenario_say(stack, args.php_url, args, results),
-             "budget": lambda: scenario_budget(stack, args, results),
-             "push": lambda: scenario_push(stack, args, results)}[name]()
-        except Exception as error:  # one failed scenario leaves the others' figures
-            log(f"scenario {name} FAILED: {error!r}")
-            results.setdefault("_failed", []).append(f"{name}: {error}")
+    run_scenarios([name for name in SCENARIOS if name in only], {
+        "create": lambda: scenario_create(stack, args.php_url, args, results),
+        "say": lambda: scenario_say(stack, args.php_url, args, results),
+        "budget": lambda: scenario_budget(stack, args, results),
+        "push": lambda: scenario_push(stack, args, results),
+    }, results)
     table = report(results, args, None)
     heading = f"### Writes: {when}{' — ' + args.label if args.label else ''}"
     block = [heading, "",
@@ -218,10 +208,7 @@ def main():
              "the broker never restarted. Load: at start " + load_before + "; at the end " + load_facts() + ".",
              "", f"Command: `{args.command}`", "", *table, "",
              *[f"Scenario failed: {f}" for f in results.get("_failed", [])]]
-    print("\n".join(block))
-    if not args.no_doc:
-        doc_sections.add_run_block("bench-writes", "Writes (deploy/bench-writes.sh)", block)
-        log("docs/benchmarks.md updated")
+    publish_run(block, "bench-writes", "Writes (deploy/bench-writes.sh)", write=not args.no_doc)
 
 
 if __name__ == "__main__":
