@@ -13,7 +13,8 @@
 What they share: `runner` (wrk with `paths.lua`, set-up helpers, broker restarts, machine
 facts) and `doc_sections`, the one writer of the generated sections of docs/benchmarks.md
 and docs/capacity.md. The hello-world reference some of them measure beside the gateway
-is the Swift package tools/bench/HelloWorld, built by deploy/bench.sh and bench-push.sh.
+is the Swift package Tests/Benchmarks/HelloWorld, built only by deploy/bench.sh and
+bench-push.sh (deploy/lib.sh's hello_build).
 
 Installed editable into .venv with geochat_support (tools/pyproject.toml): the docs are
 found beside the package, in the project folder (runner.ROOT)."""
