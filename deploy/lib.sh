@@ -48,6 +48,30 @@ venv_install() { # NAME…
   done
 }
 
+# The benchmarks' reference server, a bare Hummingbird hello world: a Swift package
+# of its own, built (release) only by the benchmarks that run it (bench.sh, bench-push.sh),
+# never by the project's `swift build`.
+HELLO_PACKAGE="$ROOT/Tests/Benchmarks/HelloWorld"
+
+hello_build() { # LOGFILE
+  log "build: swift build -c release --package-path Tests/Benchmarks/HelloWorld"
+  if ! swift build -c release --package-path "$HELLO_PACKAGE" > "$1" 2>&1; then
+    grep -E "error" "$1" | head -n 40
+    die "hello world build failed (full log: ${1#"$ROOT/"})"
+  fi
+}
+
+# Starts the built hello world on PORT in the background (from its package's .build);
+# HELLO_PID is its process id. Returns once it answers.
+hello_start() { # PORT LOGFILE
+  local bin
+  bin=$(swift build -c release --package-path "$HELLO_PACKAGE" --show-bin-path)
+  [ -x "$bin/HelloWorld" ] || die "hello world not built: $bin/HelloWorld (hello_build)"
+  "$bin/HelloWorld" "$1" > "$2" 2>&1 &
+  HELLO_PID=$!
+  wait_http "http://127.0.0.1:$1/hello" 30 || die "hello world did not start (see ${2#"$ROOT/"})"
+}
+
 # A free TCP port on 127.0.0.1, chosen by the kernel.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
