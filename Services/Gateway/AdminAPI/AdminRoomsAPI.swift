@@ -1,7 +1,8 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import GeoChatRuntime
 import Hummingbird
-import GatewayCore
 
 /// Rooms: list and search (rooms answer place, visits and members, messaging
 /// the message counts), one room with its present participants, removal now.
