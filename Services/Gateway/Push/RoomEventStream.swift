@@ -56,7 +56,7 @@ final class RoomEventStream: Sendable {
     static func resumePoint(_ request: Request, _ parameters: APIParameters) throws(ProtocolError) -> MessageID {
         if let raw = request.headers[lastEventID] {
             guard let id = Int64(raw), id >= 0 else { throw .bad("Last-Event-ID", "is not a message id (0 or more)") }
-            return id
+            return MessageID(id)
         }
         return try parameters.messageID("after")
     }
