@@ -44,6 +44,12 @@ let package = Package(
             name: "GeoChatDomain", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/GeoChatDomain", swiftSettings: strict),
 
+        // The admin HTTP API's JSON bodies: the gateway's admin surface and the
+        // `geochat-admin` command line speak them; no service does.
+        .target(
+            name: "GeoChatAdminAPI", dependencies: ["GeoChatDomain"],
+            path: "Shared/GeoChatAdminAPI", swiftSettings: strict),
+
         // The phones' protocol: form parsing, parameter reading, checked requests, the XML answers.
         // Only the gateway links it.
         .target(
@@ -120,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GatewayCore", "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
+                "GatewayCore", "GeoChatAdminAPI", "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -154,14 +160,10 @@ let package = Package(
             path: "Services/Expiry", swiftSettings: strict),
         .executableTarget(
             name: "AdminCLI",
-            dependencies: ["GeoChatDomain", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "GeoChatAdminAPI", "GeoChatDomain", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Services/AdminCLI", swiftSettings: strict),
-
-        // The benchmark's reference: a bare Hummingbird hello world, built and run like the gateway.
-        .executableTarget(
-            name: "HelloWorld",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: "Tests/Benchmarks/HelloWorld", swiftSettings: strict),
 
         .testTarget(
             name: "LegacyProtocolTests",

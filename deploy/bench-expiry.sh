@@ -7,7 +7,7 @@
 #   deploy/bench-expiry.sh [--rooms N] [--keep] [--no-build] [--debug] [--env NAME=VALUE]… [-- driver options…]
 #   (--env: passed to every service, e.g. --env GEOCHAT_EXPIRY_PARALLEL=1)
 #   (--debug: the debug build, to try the script itself at a small N; figures from it mean nothing)
-#   (driver options: --messages-per-room, --pollers, --live-rooms, --poll-interval, --baseline-s)
+#   (driver options, python -m geochat_bench.expiry --help: --messages-per-room, --pollers, --live-rooms, --poll-interval, --baseline-s)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -41,6 +41,6 @@ bash deploy/stack.sh up --state-dir "$STATE" "${RELEASE[@]}" --no-build --gatewa
   --env GEOCHAT_EXPIRY_INTERVAL_S=86400 --env GEOCHAT_LOG_LEVEL=info "${NO_RATE_LIMITS[@]}" \
   "${EXTRA_ENV[@]+"${EXTRA_ENV[@]}"}"
 log "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-GEOCHAT_STACK_ENV="$STATE/stack.env" .venv/bin/python deploy/bench_expiry.py "${DRIVER[@]+"${DRIVER[@]}"}"
+GEOCHAT_STACK_ENV="$STATE/stack.env" .venv/bin/python -m geochat_bench.expiry "${DRIVER[@]+"${DRIVER[@]}"}"
 log "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 grep -h "expiry job finished" "$STATE"/logs/expiry-1.log | tail -n 1 || true

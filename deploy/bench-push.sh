@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Issue 15's benchmarks, from a fresh clone: builds in release mode, starts a
 # release stack (2 gateways, 2 messaging instances) under .data/bench-push and a
-# bare Hummingbird hello world beside it, then measures (deploy/bench/bench_push.py):
+# bare Hummingbird hello world beside it (its own package, Tests/Benchmarks/HelloWorld,
+# built here), then measures (`python -m geochat_bench.push`, tools/geochat_bench/push.py):
 # nearby search over 1,000,000 rooms next to hello world, say → push latency
 # across gateways at 200 posts/s, and as many push subscribers on one gateway as
 # the file limit allows (memory each, idle CPU, fan-out). Writes the table to
 # docs/benchmarks.md between the push-bench markers and tears the stack down.
 #
-#   deploy/bench-push.sh [--keep] [bench_push.py options…, e.g. --only nearby --rooms 100000]
+#   deploy/bench-push.sh [--keep] [geochat_bench.push options…, e.g. --only nearby --rooms 100000]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -27,7 +28,7 @@ bash deploy/install.sh
 mkdir -p "$ROOT/.data"
 log "build: swift build -c release (the first release build takes 7+ minutes, far more on a loaded machine)"
 swift build -c release > "$ROOT/.data/bench-push-build.log" 2>&1 || die "build failed (.data/bench-push-build.log)"
-BIN=$(swift build -c release --show-bin-path)
+hello_build "$ROOT/.data/bench-push-hello-build.log"
 
 hello_pid=""
 cleanup() {
@@ -42,9 +43,8 @@ bash deploy/stack.sh up --release --no-build --state-dir "$STATE" --gateways 2 -
   --env GEOCHAT_LOG_LEVEL=warning --env GEOCHAT_PG_POOL_SIZE=16 "${NO_RATE_LIMITS[@]}" >/dev/null
 
 hello_port=$(free_port)
-"$BIN/HelloWorld" "$hello_port" > "$STATE/logs/hello.log" 2>&1 &
-hello_pid=$!
-wait_http "http://127.0.0.1:$hello_port/hello" 30 || die "hello world did not start"
+hello_start "$hello_port" "$STATE/logs/hello.log"
+hello_pid=$HELLO_PID
 
-.venv/bin/python deploy/bench/bench_push.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
+.venv/bin/python -m geochat_bench.push --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
   --command "bash deploy/bench-push.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

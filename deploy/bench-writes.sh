@@ -4,7 +4,7 @@
 # (../shared/peers/php) beside it, measured in one run, alternating; the broker is
 # never restarted. Adds its figures to docs/benchmarks.md ("Writes").
 #
-#   deploy/bench-writes.sh [--keep] [bench_writes.py options: --only create,say,budget,push --label TEXT …]
+#   deploy/bench-writes.sh [--keep] [geochat_bench.writes options: --only create,say,budget,push --label TEXT …]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -47,5 +47,5 @@ php_port=$(free_port)
 "$PHP/up" "$php_port" >/dev/null
 wait_http "http://127.0.0.1:$php_port/chat.php?v=5&cmd=start&nick=probe" 60 || die "the PHP server did not start"
 
-.venv/bin/python deploy/bench/bench_writes.py --stack-env "$STATE/stack.env" --php-url "http://127.0.0.1:$php_port" \
+.venv/bin/python -m geochat_bench.writes --stack-env "$STATE/stack.env" --php-url "http://127.0.0.1:$php_port" \
   --command "bash deploy/bench-writes.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The benchmark suite, from a fresh clone: installs wrk, builds in release mode,
 # starts a release stack (2 gateways, 2 messaging instances) under .data/bench and
-# a bare Hummingbird hello world beside it, runs every scenario for a bounded time
-# on loopback, prints a table and the headline `name: value` lines, writes them to
-# docs/benchmarks.md, and tears the stack down.
+# a bare Hummingbird hello world beside it (its own package, Tests/Benchmarks/HelloWorld,
+# built here), runs every scenario for a bounded time on loopback
+# (`python -m geochat_bench.suite`, tools/geochat_bench), prints a table and the
+# headline `name: value` lines, writes them to docs/benchmarks.md, and tears the stack down.
 #
-#   deploy/bench.sh [--quick] [--keep] [--debug-services] [--only idle,fanout,say,chats,memory] [bench.py options…]
+#   deploy/bench.sh [--quick] [--keep] [--debug-services] [--only idle,cost,chats,say,memory,fanout] [suite options…]
 #
 # --quick: short runs and smaller data (a smoke test of the harness, not figures).
 # --keep:  leave the stack running afterwards (deploy/stack.sh down --state-dir .data/bench).
@@ -47,9 +48,8 @@ build() { # ARGS… (output to .data/bench-build.log)
   fi
 }
 if [ "$DEBUG_SERVICES" = 1 ]; then
-  log "build: release gateway and hello world, debug services"
+  log "build: release gateway, debug services"
   build -c release --product geochat-gateway
-  build -c release --product HelloWorld
   build
   SERVICE_CONFIG=()
 else
@@ -59,6 +59,7 @@ else
   SERVICE_CONFIG=(--release)
 fi
 BIN=$(swift build -c release --show-bin-path)
+hello_build "$ROOT/.data/bench-hello-build.log"
 
 hello_pid=""
 cleanup() {
@@ -86,12 +87,11 @@ if [ "$DEBUG_SERVICES" = 1 ]; then
 fi
 
 hello_port=$(free_port)
-"$BIN/HelloWorld" "$hello_port" > "$STATE/logs/hello.log" 2>&1 &
-hello_pid=$!
-wait_http "http://127.0.0.1:$hello_port/hello" 30 || die "hello world did not start"
+hello_start "$hello_port" "$STATE/logs/hello.log"
+hello_pid=$HELLO_PID
 
 log "running the scenarios (about 11 minutes)"
 configuration="release build"
 [ "$DEBUG_SERVICES" = 1 ] && configuration="gateways and hello world release, session/rooms/messaging/expiry debug (--debug-services)"
-.venv/bin/python deploy/bench/bench.py --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" \
+.venv/bin/python -m geochat_bench.suite --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" \
   --command "bash deploy/bench.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" --build "$configuration" "${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}"

@@ -8,7 +8,7 @@
 # then restarted with the `kafka` profile (the long-poll fetch waits a Kafka
 # cluster gets; Tansu answers those only when the wait ends, so that run has
 # the services' own idle cost with production settings, not usable latency).
-# Prints cores per process and in all, writes them to docs/benchmarks.md
+# Prints cores per process and in all (python -m geochat_bench.idle_cpu), writes them to docs/benchmarks.md
 # between the idle-cost markers, and tears the stack down.
 #
 #   deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…
@@ -41,7 +41,7 @@ measure() { # PROFILE
     "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
   log "profile $1: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
   sleep 20
-  python3 "$ROOT/deploy/idle_cpu.py" measure --state-dir "$STATE" --seconds "$SECONDS_MEASURED" \
+  .venv/bin/python -m geochat_bench.idle_cpu measure --state-dir "$STATE" --seconds "$SECONDS_MEASURED" \
     --out "$STATE.$1.json"
   bash deploy/stack.sh down --state-dir "$STATE" >/dev/null
 }
@@ -49,4 +49,4 @@ measure tansu
 measure kafka
 args=(report --seconds "$SECONDS_MEASURED" --build "$CONFIG" --run tansu "$STATE.tansu.json" --run kafka "$STATE.kafka.json")
 [ "$DOC" = 1 ] && args+=(--doc "$ROOT/docs/benchmarks.md")
-python3 "$ROOT/deploy/idle_cpu.py" "${args[@]}"
+.venv/bin/python -m geochat_bench.idle_cpu "${args[@]}"

@@ -2,11 +2,12 @@
 # Installs what the web map's browser test (Tests/Integration/test_web_map.py) needs, idempotently:
 #   apt: chromium, chromium-driver (/usr/bin/chromedriver), libjs-leaflet (/usr/share/javascript/leaflet,
 #        which the gateway serves under /map/leaflet/)
-#   PyPI (project-local venv .venv): selenium, selenium-axe-python (axe-core 4.9.1). The test points selenium at /usr/bin/chromedriver
-#   itself and sets SE_OFFLINE=true: Selenium Manager never downloads a driver or a browser.
+#   PyPI (project-local venv .venv, lib.sh's venv_install): tools/requirements/browser.txt, selenium and
+#        selenium-axe-python (axe-core 4.9.1). The test points selenium at /usr/bin/chromedriver
+#        itself and sets SE_OFFLINE=true: Selenium Manager never downloads a driver or a browser.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 
 need_apt=()
 for pkg in chromium chromium-driver libjs-leaflet; do
@@ -19,19 +20,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  echo "install-browser: python venv .venv"
-  python3 -m venv .venv
-fi
-if ! .venv/bin/python -c 'import selenium' 2>/dev/null; then
-  echo "install-browser: PyPI selenium"
-  .venv/bin/pip install -q --disable-pip-version-check 'selenium>=4.11,<5'
-fi
-# axe-core for the web map's accessibility check (test_web_map.py), as PyPI ships it with a selenium binding.
-if ! .venv/bin/python -c 'import selenium_axe_python' 2>/dev/null; then
-  echo "install-browser: PyPI selenium-axe-python (axe-core)"
-  .venv/bin/pip install -q --disable-pip-version-check 'selenium-axe-python==2.2.0'
-fi
+venv_install browser
 
 [ -x /usr/bin/chromium ] || { echo "install-browser: /usr/bin/chromium missing" >&2; exit 1; }
 [ -x /usr/bin/chromedriver ] || { echo "install-browser: /usr/bin/chromedriver missing" >&2; exit 1; }

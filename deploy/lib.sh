@@ -18,6 +18,60 @@ NO_RATE_LIMITS=(--env GEOCHAT_RATE_POST_PER_S=0 --env GEOCHAT_RATE_POST_ADDRESS_
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# The project's Python environment, .venv (made here when missing). Each NAME is
+# tools/requirements/NAME.txt, installed with `pip install -r` (exact pins of the
+# whole closure), or `tools`: tools/ installed editable (geochat_support,
+# geochat_bench; `pip install -e tools`). Each is installed again only when its file
+# (the requirements file, tools/pyproject.toml) changes: a stamp in .venv holds the
+# hash of what was installed last. Install a requirements file before `tools`.
+venv_install() { # NAME…
+  local venv="$ROOT/.venv" name file stamp hash
+  if [ ! -x "$venv/bin/python" ]; then
+    log "venv: python3 -m venv .venv"
+    python3 -m venv "$venv" || die "venv: python3 -m venv .venv failed"
+  fi
+  for name in "$@"; do
+    if [ "$name" = tools ]; then file="$ROOT/tools/pyproject.toml"; else file="$ROOT/tools/requirements/$name.txt"; fi
+    [ -f "$file" ] || die "venv: no ${file#"$ROOT/"}"
+    stamp="$venv/.geochat-installed/$name"
+    hash=$(sha256sum "$file" | cut -d' ' -f1)
+    [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && continue
+    if [ "$name" = tools ]; then
+      log "venv: pip install -e tools"
+      "$venv/bin/pip" install -q --disable-pip-version-check -e "$ROOT/tools" || die "venv: pip install -e tools failed"
+    else
+      log "venv: pip install -r ${file#"$ROOT/"}"
+      "$venv/bin/pip" install -q --disable-pip-version-check -r "$file" || die "venv: pip install -r ${file#"$ROOT/"} failed"
+    fi
+    mkdir -p "$(dirname "$stamp")"
+    echo "$hash" > "$stamp"
+  done
+}
+
+# The benchmarks' reference server, a bare Hummingbird hello world: a Swift package
+# of its own, built (release) only by the benchmarks that run it (bench.sh, bench-push.sh),
+# never by the project's `swift build`.
+HELLO_PACKAGE="$ROOT/Tests/Benchmarks/HelloWorld"
+
+hello_build() { # LOGFILE
+  log "build: swift build -c release --package-path Tests/Benchmarks/HelloWorld"
+  if ! swift build -c release --package-path "$HELLO_PACKAGE" > "$1" 2>&1; then
+    grep -E "error" "$1" | head -n 40
+    die "hello world build failed (full log: ${1#"$ROOT/"})"
+  fi
+}
+
+# Starts the built hello world on PORT in the background (from its package's .build);
+# HELLO_PID is its process id. Returns once it answers.
+hello_start() { # PORT LOGFILE
+  local bin
+  bin=$(swift build -c release --package-path "$HELLO_PACKAGE" --show-bin-path)
+  [ -x "$bin/HelloWorld" ] || die "hello world not built: $bin/HelloWorld (hello_build)"
+  "$bin/HelloWorld" "$1" > "$2" 2>&1 &
+  HELLO_PID=$!
+  wait_http "http://127.0.0.1:$1/hello" 30 || die "hello world did not start (see ${2#"$ROOT/"})"
+}
+
 # A free TCP port on 127.0.0.1, chosen by the kernel.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -4,7 +4,7 @@
 # the stack's idle CPU and a lone start + say measured before and after. Not in CI.
 # Adds its figures to docs/benchmarks.md ("Soak").
 #
-#   deploy/soak.sh [--keep] [--gateways N] [--messaging N] [soak.py options: --minutes M --rate R --no-doc]
+#   deploy/soak.sh [--keep] [--gateways N] [--messaging N] [geochat_bench.soak options: --minutes M --rate R --no-doc]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -32,5 +32,5 @@ bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 bash deploy/stack.sh up --release --no-build --state-dir "$STATE" "${STACK[@]+"${STACK[@]}"}" \
   --env GEOCHAT_LOG_LEVEL=warning "${NO_RATE_LIMITS[@]}" >/dev/null
 sleep 20  # start-up work settles before the idle reading
-.venv/bin/python deploy/bench/soak.py --stack-env "$STATE/stack.env" \
+.venv/bin/python -m geochat_bench.soak --stack-env "$STATE/stack.env" \
   --command "bash deploy/soak.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

@@ -21,11 +21,9 @@ case "${1:-}" in
 esac
 
 bash deploy/install.sh
-.venv/bin/python -c 'import pytest' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'pytest>=8'
-# The metrics test checks /metrics with the reference Prometheus text parser.
-.venv/bin/python -c 'import prometheus_client' 2>/dev/null || .venv/bin/pip install -q --disable-pip-version-check 'prometheus-client>=0.20'
-# The JSON API is checked against its OpenAPI document by schemathesis.
-[ -x .venv/bin/schemathesis ] || .venv/bin/pip install -q --disable-pip-version-check 'schemathesis>=4.32,<5'
+# pytest, the reference Prometheus text parser (the metrics test), schemathesis (the
+# JSON API against its OpenAPI document): tools/requirements/test.txt.
+venv_install test
 # The web map's browser test: Debian's chromium and chromedriver, selenium.
 bash deploy/install-browser.sh
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GeoChatAdminAPI
 import GeoChatDomain
 
 #if canImport(Glibc)

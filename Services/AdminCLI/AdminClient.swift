@@ -1,4 +1,5 @@
 import Foundation
+import GeoChatAdminAPI
 import GeoChatDomain
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoChatAdminAPI
 import GeoChatDomain
 
 /// Exactly one of --nick and --session.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoChatAdminAPI
 import GeoChatDomain
 
 struct Rooms: AsyncParsableCommand {
@@ -69,7 +70,7 @@ struct Rooms: AsyncParsableCommand {
                     written += 1
                 }
                 guard let next = page.next else { break }
-                after = next
+                after = next.rawValue
             }
             if format == .json { print("]}") }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GeoChatAdminAPI
 import GeoChatDomain
 
 struct SettingsCommand: AsyncParsableCommand {

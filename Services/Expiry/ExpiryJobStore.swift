@@ -136,7 +136,7 @@ struct ExpiryJobStore: PostgresStore {
             FROM expiry.jobs WHERE status = 'running'
             """, logger: logger)
         for try await (id, dryRun, idleBefore, phase, cursor, next) in rows.decode(
-            (Int64, Bool, Date, String, Int64, Int32).self)
+            (Int64, Bool, Date, String, RoomID, Int32).self)
         {
             return Job(id: id, dryRun: dryRun, idleBefore: idleBefore, phase: phase, selectCursor: cursor, nextBatch: Int(next))
         }
@@ -204,7 +204,7 @@ struct ExpiryJobStore: PostgresStore {
         for try await row in rows {
             let (id, trigger, dryRun, status, idleBefore, started, finished, selected, examined, removed, failed, sample, error) =
                 try row.decode(
-                    (Int64, String, Bool, String, Date, Date, Date?, Int32, Int32, Int32, Int32, [Int64]?, String?).self)
+                    (Int64, String, Bool, String, Date, Date, Date?, Int32, Int32, Int32, Int32, [RoomID]?, String?).self)
             reports.append(
                 ExpiryJobReport(
                     id: id, trigger: trigger, dryRun: dryRun,
@@ -268,7 +268,7 @@ struct ExpiryJobStore: PostgresStore {
             WHERE job_id = \(job.id) AND state IN ('selected', 'rooms_removed') ORDER BY batch
             """, logger: logger)
         var batches: [Batch] = []
-        for try await (number, rooms, state, removed) in rows.decode((Int32, [Int64], String, [Int64]).self) {
+        for try await (number, rooms, state, removed) in rows.decode((Int32, [RoomID], String, [RoomID]).self) {
             batches.append(Batch(number: Int(number), rooms: rooms, state: state, removed: removed))
         }
         return batches

@@ -10,7 +10,7 @@ extension PostgresMessageStore {
             SELECT room_id, count(*) FROM messaging.messages WHERE room_id = ANY(\(rooms)) GROUP BY room_id
             """, logger: database.logger)
         var counts = Dictionary(uniqueKeysWithValues: rooms.map { ($0, 0) })
-        for try await (room, n) in rows.decode((Int64, Int64).self) { counts[room] = Int(n) }
+        for try await (room, n) in rows.decode((RoomID, Int64).self) { counts[room] = Int(n) }
         return rooms.map { RoomMessageCount(room: $0, messages: counts[$0] ?? 0) }
     }
 }

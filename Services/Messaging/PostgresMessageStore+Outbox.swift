@@ -37,7 +37,7 @@ extension PostgresMessageStore {
             var due: [MessageStored] = []
             var gone: [MessageRef] = []
             for try await (room, id, nick, text, added, author) in rows.decode(
-                (Int64, Int64, String?, String?, Date?, String?).self)
+                (RoomID, MessageID, String?, String?, Date?, String?).self)
             {
                 if let nick, let text, let added {
                     let message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))

@@ -58,7 +58,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     func state(of room: RoomID) async throws -> RoomLogState {
         let rows = try await client.query(
             "SELECT last_id, removed_at IS NOT NULL FROM messaging.room_logs WHERE room_id = \(room)", logger: logger)
-        for try await (head, removed) in rows.decode((Int64, Bool).self) {
+        for try await (head, removed) in rows.decode((MessageID, Bool).self) {
             return removed ? .removed : .open(head: head)
         }
         return .unknown
@@ -77,7 +77,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             SELECT room_id, id, nick, text, added_at, author_session FROM messaging.messages
             WHERE idempotency_key = \(key)
             """, logger: logger)
-        for try await (room, id, nick, text, added, author) in rows.decode((Int64, Int64, String, String, Date, String?).self) {
+        for try await (room, id, nick, text, added, author) in rows.decode((RoomID, MessageID, String, String, Date, String?).self) {
             return (ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)), author.flatMap(SessionID.init))
         }
         return nil
@@ -161,7 +161,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                     """, logger: logger)
             }
             var appended: Appended?
-            for try await (id, added, repeated) in rows.decode((Int64, Date, Bool).self) {
+            for try await (id, added, repeated) in rows.decode((MessageID, Date, Bool).self) {
                 let message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
                 appended = repeated ? .repeated(message, author: author) : .stored(message)
             }
@@ -197,7 +197,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 ORDER BY room_id FOR NO KEY UPDATE
                 """, logger: logger)
             var open: [RoomID] = []
-            for try await room in locked.decode(Int64.self) { open.append(room) }
+            for try await room in locked.decode(RoomID.self) { open.append(room) }
             let rows = try await tx.query(
                 """
                 WITH input AS (
@@ -237,7 +237,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 UNION ALL SELECT ord, 2, 0, now() FROM dup
                 """, logger: logger)
             var answers = [Result<Appended?, DuplicateIdempotencyKey>](repeating: .success(nil), count: says.count)
-            for try await (ord, kind, id, added) in rows.decode((Int64, Int32, Int64, Date).self) {
+            for try await (ord, kind, id, added) in rows.decode((Int64, Int32, MessageID, Date).self) {
                 let index = Int(ord) - 1
                 let say = says[index]
                 let message = ChatMessage(room: say.room, id: id, nick: say.nick, text: say.text, addedAt: WallClock.milliseconds(added))
@@ -263,7 +263,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             SELECT room_id, last_id FROM messaging.room_logs WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
             """, logger: logger)
         var heads: [RoomHead] = []
-        for try await (room, head) in rows.decode((Int64, Int64).self) { heads.append(RoomHead(room: room, head: head)) }
+        for try await (room, head) in rows.decode((RoomID, MessageID).self) { heads.append(RoomHead(room: room, head: head)) }
         return heads
     }
 
@@ -288,7 +288,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 """, logger: logger)
         }
         var messages: [ChatMessage] = []
-        for try await (id, nick, text, added) in rows.decode((Int64, String, String, Date).self) {
+        for try await (id, nick, text, added) in rows.decode((MessageID, String, String, Date).self) {
             messages.append(ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)))
         }
         return messages

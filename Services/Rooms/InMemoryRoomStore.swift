@@ -56,7 +56,7 @@ final class InMemoryRoomStore: RoomStore {
                 return Announced(earlier.info, event: nil)
             }
             let info = RoomInfo(id: state.nextID, position: position, zoom: zoom, topic: topic)
-            state.nextID += 1
+            state.nextID = RoomID(state.nextID.rawValue + 1)
             state.rooms[info.id] = Room(info: info, creator: session, createdAtMs: now, lastVisitedMs: now, isLobby: false)
             return Announced(info, event: try stage(.created(info)))
         }

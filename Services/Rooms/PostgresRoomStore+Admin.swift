@@ -19,7 +19,7 @@ extension PostgresRoomStore {
             """, logger: database.logger)
         var rooms: [AdminRoom] = []
         for try await (id, x, y, z, topic, lobby, created, visited, members) in rows.decode(
-            (Int64, Double, Double, Int16, String, Bool, Date, Date, Int64).self)
+            (RoomID, Double, Double, Int16, String, Bool, Date, Date, Int64).self)
         {
             rooms.append(
                 AdminRoom(

@@ -15,7 +15,7 @@ extension PostgresRoomStore {
             ORDER BY id LIMIT \(limit)
             """, logger: database.logger)
         var ids: [RoomID] = []
-        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        for try await id in rows.decode(RoomID.self) { ids.append(id) }
         return ids
     }
 
@@ -47,7 +47,7 @@ extension PostgresRoomStore {
                 WHERE id = ANY(\(rooms)) AND reason = \(reason) AND id NOT IN (SELECT id FROM gone)
                 """, logger: logger)
             var all: [RoomID] = [], new: [RoomID] = []
-            for try await (id, isNew) in rows.decode((Int64, Bool).self) {
+            for try await (id, isNew) in rows.decode((RoomID, Bool).self) {
                 all.append(id)
                 if isNew { new.append(id) }
             }

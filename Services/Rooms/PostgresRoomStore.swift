@@ -98,7 +98,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                         ORDER BY id LIMIT 1)
             RETURNING id
             """, logger: logger)
-        for try await id in earlier.decode(Int64.self) {
+        for try await id in earlier.decode(RoomID.self) {
             return Announced(RoomInfo(id: id, position: position, zoom: zoom, topic: topic), event: nil)
         }
         return try await client.withTransaction(logger: logger) { tx in
@@ -108,7 +108,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 VALUES (\(position.x), \(position.y), \(z), \(topic), \(session.value))
                 RETURNING id
                 """, logger: logger)
-            for try await id in inserted.decode(Int64.self) {
+            for try await id in inserted.decode(RoomID.self) {
                 let room = RoomInfo(id: id, position: position, zoom: zoom, topic: topic)
                 let event = try await PostgresEventOutbox.stage(
                     try EncodedEvent(RoomEvent.created(room)), service: Self.service, on: tx, logger: logger)
@@ -161,7 +161,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                   WHERE id > \(after) AND id < \(before ?? .max) ORDER BY id LIMIT \(limit)) page
             """, logger: logger)
         var rooms: [IndexedRoom] = []
-        for try await (ids, xs, ys, zs, topics, visits) in rows.decode(([Int64], [Double], [Double], [Int16], [String], [Int64]).self) {
+        for try await (ids, xs, ys, zs, topics, visits) in rows.decode(([RoomID], [Double], [Double], [Int16], [String], [Int64]).self) {
             rooms.reserveCapacity(ids.count)
             for i in ids.indices {
                 guard let position = MercatorPoint(x: xs[i], y: ys[i]), let zoom = ZoomLevel(Int(zs[i])) else { continue }
@@ -174,7 +174,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
     func highestID() async throws -> RoomID {
         let rows = try await client.query("SELECT coalesce(max(id), 0) FROM rooms.rooms", logger: logger)
-        for try await id in rows.decode(Int64.self) { return id }
+        for try await id in rows.decode(RoomID.self) { return id }
         return 0
     }
 
@@ -249,7 +249,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 SELECT room_id, session_id, nick FROM joined WHERE made ORDER BY room_id, session_id
                 """, logger: logger)
             var made: [RoomEvent] = []
-            for try await (room, session, nick) in rows.decode((Int64, String, String).self) {
+            for try await (room, session, nick) in rows.decode((RoomID, String, String).self) {
                 guard let session = SessionID(session) else { continue }
                 made.append(.joined(room: room, session: session, nick: nick))
             }
@@ -322,7 +322,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
     static func rooms(_ rows: PostgresRowSequence) async throws -> [RoomInfo] {
         var rooms: [RoomInfo] = []
-        for try await (id, x, y, z, topic) in rows.decode((Int64, Double, Double, Int16, String).self) {
+        for try await (id, x, y, z, topic) in rows.decode((RoomID, Double, Double, Int16, String).self) {
             guard let position = MercatorPoint(x: x, y: y), let zoom = ZoomLevel(Int(z)) else { continue }
             rooms.append(RoomInfo(id: id, position: position, zoom: zoom, topic: topic))
         }

@@ -71,7 +71,7 @@ struct ExpiryCommandHandlersTests {
         try await Self.withHandlers { jobs, bus in
             // The owners check the seal as the real ones do: the run's removals must carry it.
             let operators = TestKeys.operatorSeal()
-            let owners = FakeOwners(idle: Array(1...7), visitedDuringRun: [4], seal: operators)
+            let owners = FakeOwners(idle: (1...7).map(RoomID.init), visitedDuringRun: [4], seal: operators)
             bus.register(owners.rooms)
             bus.register(owners.messaging)
             let run = ExpiryRun(

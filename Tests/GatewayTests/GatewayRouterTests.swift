@@ -25,7 +25,10 @@ import Testing
     /// What the services published (in place of Kafka's event topics).
     let published: RecordedEvents
 
-    init() throws {
+    init() throws { try self.init(overriding: [:]) }
+
+    /// `overriding`: settings to change from the test cluster's (every rate limit off).
+    init(overriding: [String: String]) throws {
         let logger = Logger(label: "router-test")
         let bus = InMemoryCommandBus()
         let events = RecordedEvents()
@@ -58,7 +61,8 @@ import Testing
             // Generous: a unit test on a busy machine must not fail on time.
             "GEOCHAT_REQUEST_TIMEOUT_MS": "30000",
         ]
-        let settings = try GatewaySettings(Configuration(arguments: [], environment: environment))
+        let settings = try GatewaySettings(
+            Configuration(arguments: [], environment: environment.merging(overriding) { _, given in given }))
         gateway = Gateway(instance: "gateway-test", settings: settings, bus: bus, adminKeys: keys, logger: logger)
     }
 

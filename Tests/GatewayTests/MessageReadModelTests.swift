@@ -81,7 +81,7 @@ struct MessageReadModelTests {
     static let room: RoomID = 7
 
     static func message(_ id: MessageID) -> ChatMessage {
-        ChatMessage(room: room, id: id, nick: "n", text: "text \(id)", addedAt: 1_700_000_000 + id)
+        ChatMessage(room: room, id: id, nick: "n", text: "text \(id)", addedAt: 1_700_000_000 + id.rawValue)
     }
 
     static func messages(_ ids: ClosedRange<MessageID>) -> [ChatMessage] { ids.map(message) }

@@ -1,7 +1,6 @@
 @testable import Gateway
 @testable import GatewayCore
 import GeoChatDomain
-import GeoChatLegacyProtocol
 import Synchronization
 import XCTest
 
@@ -21,11 +20,10 @@ final class RateLimiterTests: XCTestCase {
         return (RateLimiter(settings: settings, now: { clock.now() }), clock)
     }
 
-    func say(_ session: SessionID) -> LegacyRequest { .chat(.say(session: session, room: 1, text: "x")) }
+    func say(_ session: SessionID) -> RateLimiter.Action { .say(session: session) }
 
-    func create(_ session: SessionID, _ n: Int) -> LegacyRequest {
-        .chat(.create(session: session, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(3)!, topic: "t\(n)"))
-    }
+    /// The `n`th room a session makes (the number only labels the call).
+    func create(_ session: SessionID, _ n: Int) -> RateLimiter.Action { .create(session: session) }
 
     func testPostsBurstThenSustainedRateLikeSynapse() {
         let (limits, clock) = limiter()
@@ -83,32 +81,29 @@ final class RateLimiterTests: XCTestCase {
         XCTAssertNil(limits.admit(create(a, 6), address: "x"))
     }
 
-    func testStartsPerAddressAndReadsAreFree() {
+    func testStartsPerAddress() {
         var settings = RateLimitSettings.defaults
         settings.startPerAddress = .init(perSecond: 1, capacity: 2)
         let (limits, _) = limiter(settings)
-        let start = LegacyRequest.chat(.start(nick: Nickname("Ann")!))
+        let start = RateLimiter.Action.start
         XCTAssertNil(limits.admit(start, address: "x"))
         XCTAssertNil(limits.admit(start, address: "x"))
         XCTAssertNotNil(limits.admit(start, address: "x"))
-        for _ in 0..<1000 {
-            XCTAssertNil(limits.admit(.chat(.messages(room: 1, past: 0, limit: 50, session: a)), address: "x"))
-        }
     }
 
-    /// join, leave and nick each write PostgreSQL and publish an event every
-    /// gateway reads: one bucket per session for all three.
-    func testJoinsLeavesAndRenamesShareABucketPerSession() {
+    /// One bucket per session for the changes (`ChatActions` takes it for a join,
+    /// a leave and a rename alike: `WriteLimitsTests`).
+    func testChangesHaveABucketPerSession() {
         var settings = RateLimitSettings.defaults
         settings.changesPerSession = .init(perSecond: 1, capacity: 3)
         let (limits, clock) = limiter(settings)
-        XCTAssertNil(limits.admit(.chat(.join(session: a, room: 1)), address: "x"))
-        XCTAssertNil(limits.admit(.chat(.leave(session: a, room: 1)), address: "x"))
-        XCTAssertNil(limits.admit(.chat(.nick(session: a, nick: Nickname("Ann")!)), address: "x"))
-        XCTAssertNotNil(limits.admit(.chat(.join(session: a, room: 2)), address: "x"))
-        XCTAssertNil(limits.admit(.chat(.join(session: b, room: 2)), address: "x"), "another session has its own")
+        XCTAssertNil(limits.admit(.change(session: a), address: "x"))
+        XCTAssertNil(limits.admit(.change(session: a), address: "x"))
+        XCTAssertNil(limits.admit(.change(session: a), address: "x"))
+        XCTAssertNotNil(limits.admit(.change(session: a), address: "x"))
+        XCTAssertNil(limits.admit(.change(session: b), address: "x"), "another session has its own")
         clock.advance(seconds: 1)
-        XCTAssertNil(limits.admit(.chat(.join(session: a, room: 2)), address: "x"))
+        XCTAssertNil(limits.admit(.change(session: a), address: "x"))
     }
 
     /// Reads that reach PostgreSQL (pages older than the gateway holds) have a
@@ -135,11 +130,11 @@ final class RateLimiterTests: XCTestCase {
         var settings = RateLimitSettings.defaults
         settings.changesPerAddress = .init(perSecond: 1, capacity: 4)
         let (limits, _) = limiter(settings)
-        let admitted = (0..<10).filter { n in
-            limits.admit(.chat(.join(session: SessionID.random(), room: RoomID(n + 1))), address: "10.0.0.3") == nil
+        let admitted = (0..<10).filter { _ in
+            limits.admit(.change(session: SessionID.random()), address: "10.0.0.3") == nil
         }
         XCTAssertEqual(admitted.count, 4)
-        XCTAssertNil(limits.admit(.chat(.join(session: SessionID.random(), room: 1)), address: "10.0.0.4"))
+        XCTAssertNil(limits.admit(.change(session: SessionID.random()), address: "10.0.0.4"))
     }
 
     /// Guessed session ids use the lookup bucket up; an id that turns out to be

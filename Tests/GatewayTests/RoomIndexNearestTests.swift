@@ -42,7 +42,7 @@ import Testing
             }
             let place = GeoPoint(latitude: latitude, longitude: longitude)!
             let room = RoomInfo(
-                id: RoomID(id), position: place.mercator, zoom: ZoomLevel(Int(random.next(upTo: 18)))!, topic: "r\(id)")
+                id: RoomID(Int64(id)), position: place.mercator, zoom: ZoomLevel(Int(random.next(upTo: 18)))!, topic: "r\(id)")
             rooms.append(room)
             index.upsert(room, visitedAtMs: Int64(id))
         }
@@ -77,11 +77,11 @@ import Testing
             shape: .ellipse(semiMajor: 8_000, semiMinor: 3_000, orientation: 90))!
         let found = index.nearest(ellipse).map(\.room.id)
         #expect(found == Self.expected(rooms, ellipse).map(\.0))
-        #expect(found.contains { GeoPoint(rooms[Int($0) - 1].position).longitude < 0 }, "rooms west of the antimeridian are found")
+        #expect(found.contains { GeoPoint(rooms[Int($0.rawValue) - 1].position).longitude < 0 }, "rooms west of the antimeridian are found")
 
         // Removed rooms are never found.
-        for room in rooms where room.id % 3 == 0 { index.remove(room.id) }
-        let left = rooms.filter { $0.id % 3 != 0 }
+        for room in rooms where room.id.rawValue % 3 == 0 { index.remove(room.id) }
+        let left = rooms.filter { $0.id.rawValue % 3 != 0 }
         for (latitude, longitude) in places {
             let query = NearbyQuery(
                 center: GeoPoint(latitude: latitude, longitude: longitude)!, radiusMetres: 50_000, limit: 100,

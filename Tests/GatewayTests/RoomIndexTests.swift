@@ -63,7 +63,7 @@ import Testing
             clock += Int64(random.next(upTo: 3))  // equal visit times happen: the id breaks the tie
             switch random.next(upTo: 10) {
             case 0..<5:
-                let id = RoomID(step + 1)
+                let id = RoomID(Int64(step + 1))
                 let room = RoomInfo(
                     id: id, position: Self.point(&random, clustered: random.next(upTo: 2) == 0),
                     zoom: ZoomLevel(Int(random.next(upTo: 18)))!, topic: "r\(id)")
@@ -94,8 +94,8 @@ import Testing
         var index = RoomIndex()
         var truth: [RoomID: Live] = [:]
         var random = SeededRandom(seed: 9)
-        for id in 1...3000 as ClosedRange<RoomID> {
-            let room = RoomInfo(id: id, position: Self.point(&random, clustered: id % 2 == 0), zoom: ZoomLevel(Int(id % 18))!, topic: "t")
+        for id in (1...3000).map(RoomID.init) {
+            let room = RoomInfo(id: id, position: Self.point(&random, clustered: id.rawValue % 2 == 0), zoom: ZoomLevel(Int(id.rawValue % 18))!, topic: "t")
             let at = Int64(random.next(upTo: 100_000))
             index.upsert(room, visitedAtMs: at)
             truth[id] = Live(room: room, visitedAtMs: at)

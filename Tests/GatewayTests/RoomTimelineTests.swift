@@ -9,7 +9,7 @@ import Testing
 /// messages are built here from their ids, never read back from the timeline.
 @Suite struct RoomTimelineTests {
     static func message(_ id: MessageID, text: String? = nil) -> ChatMessage {
-        ChatMessage(room: 1, id: id, nick: "n\(id % 4)", text: text ?? "message \(id)", addedAt: 1_700_000_000 + id)
+        ChatMessage(room: 1, id: id, nick: "n\(id.rawValue % 4)", text: text ?? "message \(id)", addedAt: 1_700_000_000 + id.rawValue)
     }
 
     static func messages(_ ids: ClosedRange<MessageID>) -> [ChatMessage] { ids.map { message($0) } }
@@ -107,15 +107,15 @@ import Testing
 
     @Test func messagesAheadOfAGapAreHeldOnlyUpToABound() {
         var t = Self.timeline(1...5)
-        let beyond = MessageID(RoomTimeline.maxPending) + 10
-        for id in 7...(6 + beyond) { t.apply(Self.message(id)) }
+        let beyond = Int64(RoomTimeline.maxPending) + 10
+        for id in 7...(6 + beyond) { t.apply(Self.message(MessageID(id))) }
         t.apply(Self.message(6))
         // 7 … 6+maxPending were held; the rest was not kept but is known: a gap
         // (the gap fill brings it), and counted.
-        let lastHeld = 6 + MessageID(RoomTimeline.maxPending)
+        let lastHeld = MessageID(6 + Int64(RoomTimeline.maxPending))
         #expect(t.head == lastHeld)
         #expect(t.hasGap, "the messages not held are still to fetch")
-        #expect(t.known == 6 + beyond)
+        #expect(t.known == MessageID(6 + beyond))
         #expect(t.overflowed == 10)
         #expect(Self.shown(t.read(past: lastHeld - 2, limit: 10)) == Self.messages(lastHeld - 1...lastHeld))
     }
@@ -151,12 +151,12 @@ import Testing
             past = seen.last?.id ?? past
         }
         for id in arrivals {
-            t.apply(database[Int(id) - 1])
+            t.apply(database[Int(id.rawValue) - 1])
             poll()
         }
         for _ in 0..<200 where past != total { poll() }
 
         #expect(violations == [])
-        #expect(seen == Array(database[Int(loadedUpTo)...]), "seed \(seed)")
+        #expect(seen == Array(database[Int(loadedUpTo.rawValue)...]), "seed \(seed)")
     }
 }

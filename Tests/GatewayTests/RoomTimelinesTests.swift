@@ -13,7 +13,7 @@ import Testing
     let t0 = ContinuousClock.now
 
     static func message(_ id: MessageID, room: RoomID = RoomTimelinesTests.room) -> ChatMessage {
-        ChatMessage(room: room, id: id, nick: "n\(id % 3)", text: "text \(id) of \(room)", addedAt: 1_700_000_000 + id)
+        ChatMessage(room: room, id: id, nick: "n\(id.rawValue % 3)", text: "text \(id) of \(room)", addedAt: 1_700_000_000 + id.rawValue)
     }
 
     static func messages(_ ids: ClosedRange<MessageID>, room: RoomID = RoomTimelinesTests.room) -> [ChatMessage] {
@@ -213,7 +213,7 @@ import Testing
     @Test func messagesBeyondThePendingBoundAreCountedAndFilled() throws {
         var t = try loaded(Self.history(1...5))
         #expect(t.messageArrived(Self.message(7)) == .fillGap(Self.room))
-        let top = 6 + MessageID(RoomTimeline.maxPending) + 5
+        let top = MessageID(11 + Int64(RoomTimeline.maxPending))
         for id in 8...top { _ = t.messageArrived(Self.message(id)) }
         #expect(t.counts.overflowed == 5)
         #expect(t.nextGapFetch(Self.room) == .fetch(after: 5, limit: 20))
@@ -288,7 +288,7 @@ import Testing
     func onlyTheRoomsRemovedAreRefused(removed: [RoomID]) throws {
         var t = timelines()
         t.remove(removed, now: t0)
-        for room: RoomID in 1...12 {
+        for room in (1...12).map(RoomID.init) {
             let load = try #require(startLoad(&t, room: room, at: t0))
             let outcome = t.historyLoaded(Self.history(1...2, room: room), by: load, now: t0)
             #expect(outcome == (removed.contains(room) ? .noSuchRoom : .loaded(fillGap: false)), "room \(room)")

@@ -1,13 +1,12 @@
 """Fixtures for the integration tests: they drive the legacy HTTP protocol
 against a real stack (gateways, services, PostgreSQL, Kafka) that
 deploy/test.sh starts and describes in the file GEOCHAT_STACK_ENV. The
-protocol client, psql access and waiting live in Tests/Support/geochat_support."""
+protocol client, psql access and waiting live in geochat_support (tools/,
+installed into .venv by deploy/install.sh)."""
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
 # The support package's asserts (check_xml, start, …) report their operands like a test's own.
 pytest.register_assert_rewrite("geochat_support")
 

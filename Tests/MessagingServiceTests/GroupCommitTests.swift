@@ -9,7 +9,7 @@ import Testing
 @Suite struct GroupCommitTests {
     @Test func concurrentSaysOfManyRoomsAreAllStoredWithDenseIdsPerRoom() async throws {
         let store = InMemoryMessageStore()
-        let rooms: [RoomID] = Array(1...10)
+        let rooms = (1...10).map(RoomID.init)
         for room in rooms { try await store.open(room) }
         let commits = GroupCommit(store: store, maxBatch: 4)
         let later = Deadline.after(.seconds(30))

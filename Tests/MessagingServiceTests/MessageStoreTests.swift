@@ -32,7 +32,7 @@ import Testing
         #expect(try await store.state(of: room) == .open(head: 0))
         for i in 1...4 {
             let message = try await store.append(room: room, nick: "a", text: "m\(i)", author: author, key: "k\(i)", commitBy: later)
-            #expect(message == .stored(ChatMessage(room: room, id: Int64(i), nick: "a", text: "m\(i)", addedAt: message?.message.addedAt ?? 0)))
+            #expect(message == .stored(ChatMessage(room: room, id: MessageID(Int64(i)), nick: "a", text: "m\(i)", addedAt: message?.message.addedAt ?? 0)))
         }
         await #expect(throws: DuplicateIdempotencyKey.self) {
             try await store.append(room: room, nick: "a", text: "again", author: nil, key: "k2", commitBy: later)

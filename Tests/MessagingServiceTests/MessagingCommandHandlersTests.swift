@@ -168,7 +168,7 @@ import Testing
         #expect(try await store.state(of: room) == .removed)
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await say("after") }
         await #expect(throws: RequestError.self) {
-            try await bus.send(CountMessages(rooms: Array(1...1001)), within: .seconds(30))
+            try await bus.send(CountMessages(rooms: (1...1001).map(RoomID.init)), within: .seconds(30))
         }
     }
 }

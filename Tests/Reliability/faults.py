@@ -32,11 +32,10 @@ import threading
 import time
 import uuid
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
-from geochat_support.protocol import Client, create_room, message_ids_and_texts, start_session, success_id_in  # noqa: E402
-from geochat_support.stack import Stack  # noqa: E402
-from geochat_support.stats import percentile  # noqa: E402
-from geochat_support.waiting import poll_until  # noqa: E402
+from geochat_support.protocol import Client, create_room, message_ids_and_texts, start_session, success_id_in
+from geochat_support.stack import Stack
+from geochat_support.stats import percentile
+from geochat_support.waiting import poll_until
 
 REQUEST_DEADLINE_S = 3.0  # GEOCHAT_REQUEST_TIMEOUT_MS of the gateways
 HANG_S = REQUEST_DEADLINE_S + 2.0  # an answer later than this counts as hanging

@@ -13,7 +13,6 @@ exactly. Writes a JSON result.
 import argparse
 import html
 import json
-import os
 import random
 import re
 import socket
@@ -23,10 +22,9 @@ import time
 import urllib.parse
 import xml.parsers.expat
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
-from geochat_support.protocol import (CONTENT_TYPE, DECLARATION, Client, create_room,  # noqa: E402
-                                      message_ids_and_texts, start_session, success_id_in)
-from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.protocol import (CONTENT_TYPE, DECLARATION, Client, create_room, message_ids_and_texts,
+                                      start_session, success_id_in)
+from geochat_support.stack import Stack
 
 ROOTS = {"sessionid", "success", "error", "chats", "chat", "messages", "participants"}
 ALLOWED = {200, 400, 403, 404, 413, 429, 503}

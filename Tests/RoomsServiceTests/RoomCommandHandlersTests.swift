@@ -155,7 +155,7 @@ import Testing
         await #expect(throws: RequestError.self) {
             try await bus.send(
                 operators.sealed(
-                    RemoveIdleRooms(rooms: Array(1...Int64(Limits.maxRoomBatch + 1)), idleBeforeMs: cutoff, reason: "x", job: 1)),
+                    RemoveIdleRooms(rooms: (1...Int64(Limits.maxRoomBatch + 1)).map(RoomID.init), idleBeforeMs: cutoff, reason: "x", job: 1)),
                 within: .seconds(30))
         }
     }

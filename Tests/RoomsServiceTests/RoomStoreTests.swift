@@ -49,13 +49,13 @@ import Testing
             [
                 Sayer(room: room, session: alice, nick: "Alice"), Sayer(room: room, session: alice, nick: "Alice"),
                 Sayer(room: room, session: bob, nick: "bobby"), Sayer(room: room, session: nil, nick: "anon"),
-                Sayer(room: room + 1000, session: alice, nick: "Alice"), Sayer(room: room, session: gone, nick: "Gone"),
+                Sayer(room: RoomID(room.rawValue + 1000), session: alice, nick: "Alice"), Sayer(room: room, session: gone, nick: "Gone"),
             ], announce: true)
         #expect(first.map { $0.record.decode(RoomEvent.self) } == [.joined(room: room, session: alice, nick: "Alice")],
                 "only the new membership is announced, once")
         let members = try #require(try await store.members(room))
         #expect(members.map(\.nick).sorted() == ["Alice", "Bob"], "a message's nick never replaces the one held")
-        #expect(try await store.members(room + 1000) == nil)
+        #expect(try await store.members(RoomID(room.rawValue + 1000)) == nil)
         #expect(try await store.sayersJoined([Sayer(room: room, session: alice, nick: "Alice")], announce: true).isEmpty,
                 "a member's say announces nothing")
         #expect(try await store.sayersJoined([Sayer(room: room, session: SessionID.random(), nick: "Quiet")], announce: false).isEmpty)

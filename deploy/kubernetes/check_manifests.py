@@ -324,10 +324,11 @@ SIZING = ("geochat/size-for-rooms", "geochat/size-for-sessions", "geochat/size-f
 
 
 def read_code(root, relative):
-    try:
-        return open(os.path.join(root, relative)).read()
-    except OSError:
-        return ""
+    """A source file the manifests are checked against; one that moved fails the check loudly."""
+    path = os.path.join(root, relative)
+    if not os.path.exists(path):
+        raise SystemExit(f"check_manifests: {relative} is not there; point the check at the file's new place")
+    return open(path).read()
 
 
 def service_sources(root, binary):
@@ -352,7 +353,9 @@ class Code:
         self.shared = shared_topics(root)
         if not self.topics or not self.groups:
             problem("Topics.swift", "enum Topics or enum ConsumerGroups not found", "kafka-acls")
-        rates = read_code(root, "Services/Gateway/Limits/RateLimitSettings.swift")
+        # The defaults (GatewayCore) and the configuration keys that set them (the gateway's settings).
+        rates = read_code(root, "Services/GatewayCore/Limits/RateLimitSettings.swift") + read_code(
+            root, "Services/Gateway/Settings/RateLimitSettings+Configuration.swift")
         defaults = dict((f, (float(a.replace("_", "")), float(b.replace("_", "")))) for f, a, b in re.findall(
             r"(\w+): \.init\(perSecond: ([\d._]+), capacity: ([\d._]+)", rates))
         # Every per-address token bucket: its configuration key and its default.
@@ -360,13 +363,13 @@ class Code:
             r'= try rule\("([\w.]+\.address)", d\.(\w+)\)', rates)}
         if not self.address_rules:
             problem("RateLimitSettings.swift", "no per-address rules found (rule(\"<name>.address\", ...))", "rate-limits")
-        gateway = read_code(root, "Services/Gateway/GatewaySettings.swift")
+        gateway = read_code(root, "Services/Gateway/Settings/GatewaySettings.swift")
         place = re.search(r"bytesPerPlace = ([\d_ *]+)", gateway)
         self.place_bytes = eval(place.group(1).replace("_", "")) if place else PLACE_BYTES_DEFAULT
         buffer = re.search(r'"push\.send\.buffer\.bytes", default: ([\d_]+)', gateway)
         self.send_buffer = int(buffer.group(1).replace("_", "")) if buffer else SEND_BUFFER_DEFAULT
         self.push_per_address = '"push.max.per.address"' in gateway
-        self.address_header = '"client.address.header"' in read_code(root, "Services/Gateway/Limits/ClientAddresses.swift")
+        self.address_header = '"client.address.header"' in read_code(root, "Services/Gateway/HTTP/ClientAddresses.swift")
 
     def topic(self, constant):
         return self.topics.get(constant, constant)

@@ -17,8 +17,9 @@
 #     hold the documented formula (README.md, "Validate");
 #   - check_manifests.py --self-test: each of those checks catches the
 #     regressions it exists for (the manifests broken in memory, ~31 ways).
-# Neither tool fetches anything: the schemas are bundled or local. Only the first
-# run installs the two tools from PyPI into the project's .venv.
+# Neither tool fetches anything: the schemas are bundled or local. The first run
+# installs the two tools from PyPI into the project's .venv (tools/requirements/validate.txt,
+# lib.sh's venv_install; again only when that file changes).
 #
 #   deploy/kubernetes/validate.sh [MANIFEST_DIR]     (default: this folder; run by deploy/test.sh)
 set -euo pipefail
@@ -28,11 +29,9 @@ DIR=$(cd "${1:-$HERE}" && pwd)
 KUBERNETES_VERSION=1.30.0
 VENV="$ROOT/.venv"
 
-[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-if ! "$VENV/bin/python" -c 'import kubernetes_validate, check_jsonschema' 2>/dev/null; then
-  echo "validate: installing kubernetes-validate and check-jsonschema into .venv"
-  "$VENV/bin/pip" install -q --disable-pip-version-check 'kubernetes-validate>=1.30' 'check-jsonschema>=0.28'
-fi
+# shellcheck source=../lib.sh
+. "$ROOT/deploy/lib.sh"
+venv_install validate
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

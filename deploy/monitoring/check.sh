@@ -27,9 +27,15 @@ if ! command -v promtool >/dev/null 2>&1; then
   command -v promtool >/dev/null 2>&1 || { echo "monitoring: FAILED: no promtool (apt-get install prometheus)"; exit 1; }
 fi
 
-# PyYAML: the system's, or the .venv validate.sh makes (it has it).
+# PyYAML: the system's, or else the project's .venv with tools/requirements/validate.txt
+# (lib.sh's venv_install; validate.sh installs the same).
 PY=python3
-if ! python3 -c 'import yaml' 2>/dev/null && [ -x "$ROOT/.venv/bin/python" ]; then PY="$ROOT/.venv/bin/python"; fi
+if ! python3 -c 'import yaml' 2>/dev/null; then
+  # shellcheck source=../lib.sh
+  . "$ROOT/deploy/lib.sh"
+  venv_install validate
+  PY="$ROOT/.venv/bin/python"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -3,22 +3,20 @@
 Inserts N idle rooms with messages and memberships in bulk by SQL, keeps
 pollers on live rooms through both gateways, measures their poll latency for a
 baseline, then starts an on-demand expiry run over Kafka and measures the poll
-latency during it. Prints the run's duration and p50/p99 before and during."""
+latency during it. Prints the run's duration and p50/p99 before and during.
+
+  GEOCHAT_STACK_ENV=.data/bench-expiry/stack.env python -m geochat_bench.expiry [--rooms N] …
+"""
 import argparse
-import os
-import sys
 import threading
 import time
 import uuid
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Tests", "Support"))
-
-from geochat_support.db import sql  # noqa: E402
-from geochat_support.expiry import Commands, idle_rooms_statement  # noqa: E402
-from geochat_support.protocol import Client, chat, create, say, start  # noqa: E402
-from geochat_support.stack import read_stack_env  # noqa: E402
-from geochat_support.stats import percentile  # noqa: E402
+from geochat_support.db import sql
+from geochat_support.expiry import Commands, idle_rooms_statement
+from geochat_support.protocol import Client, chat, create, say, start
+from geochat_support.stack import read_stack_env
+from geochat_support.stats import percentile
 
 IDLE_AGE_S = 60 * 86_400  # well past the default 30-day limit
 
@@ -62,7 +60,7 @@ def ms(values, p):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, default=1_000_000)
     parser.add_argument("--messages-per-room", type=int, default=2)
     parser.add_argument("--insert-chunk", type=int, default=50_000)

@@ -1,14 +1,20 @@
-"""CPU time of every process of a local stack over a quiet interval (deploy/idle.sh).
+"""CPU time of every process of a local stack over a quiet interval (deploy/idle.sh; soak's
+idle readings).
 
 Processes: each instance (STATE/pids/*.pid: the services and Tansu) and
 PostgreSQL (the postmaster and every backend and worker under it), each with
-its descendants. Cores = CPU seconds used / wall seconds."""
+its descendants. Cores = CPU seconds used / wall seconds.
+
+  python -m geochat_bench.idle_cpu measure --state-dir .data/idle --seconds 60 --out FILE.json
+  python -m geochat_bench.idle_cpu report --run tansu A.json --run kafka B.json [--doc docs/benchmarks.md]
+"""
 import argparse
-import datetime
 import json
 import os
-import re
 import time
+
+from .doc_sections import marked_block, write_marked
+from .runner import utc_now
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -63,10 +69,8 @@ def sample(named):
 
 
 def write_doc(path, runs, measured_at, seconds, build):
-    begin, end = "<!-- idle-cost:begin (written by deploy/idle.sh; edit outside these markers) -->", "<!-- idle-cost:end -->"
     names = list(runs[0][1].keys())
-    block = "\n".join([
-        begin,
+    block = marked_block("idle-cost", "deploy/idle.sh", [
         f"Measured {measured_at} by `bash deploy/idle.sh{' --release' if build == 'release' else ''}` "
         f"({build} build; {seconds} s with no traffic after 20 s of settling; one instance of each service, "
         "Tansu and PostgreSQL; cores = CPU seconds / wall seconds; target: all ≤ 0.05):",
@@ -75,16 +79,8 @@ def write_doc(path, runs, measured_at, seconds, build):
         "| --- | " + " | ".join("---:" for _ in runs) + " |",
         *[f"| {name} | " + " | ".join(f"{table.get(name, 0):.3f}" for _, table in runs) + " |" for name in names],
         "",
-        end,
     ])
-    with open(path) as f:
-        text = f.read()
-    if begin in text and end in text:
-        text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n## Idle cost\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(text)
+    write_marked(path, [("idle-cost", block, "## Idle cost\n\n")])
 
 
 def measure(args):
@@ -111,12 +107,12 @@ def report(args):
     for profile, table in runs:
         print(f"idle_cores[{profile}]: {table['all']:.3f} (target <= 0.05)")
     if args.doc:
-        measured_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        measured_at = utc_now()
         write_doc(args.doc, runs, measured_at, int(args.seconds), args.build)
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure")
     m.add_argument("--state-dir", required=True)

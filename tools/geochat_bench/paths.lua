@@ -2,7 +2,7 @@
 -- request paths listed in a file (one per line), starting at a random line, so
 -- the hello-world reference, idle polls, region queries and posts all cost wrk
 -- the same per request.
---   wrk -t2 -c64 -d10s --latency -s deploy/bench/paths.lua http://127.0.0.1:PORT -- PATHS_FILE
+--   wrk -t2 -c64 -d10s --latency -s tools/geochat_bench/paths.lua http://127.0.0.1:PORT -- PATHS_FILE
 local paths = {}
 local next_index = 1
 

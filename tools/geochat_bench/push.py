@@ -11,11 +11,11 @@ starts one and calls this), each beside its reference in the same run:
   limit allows, from several loopback source addresses: the gateway's resident
   memory per subscriber, its CPU while they idle, and one message's fan-out to all.
 
-Writes its table to docs/benchmarks.md between the push-bench markers.
+Writes its table to docs/benchmarks.md between the bench-push markers.
+
+  python -m geochat_bench.push --stack-env .data/bench-push/stack.env --hello-url http://127.0.0.1:PORT [--only a,b]
 """
-import argparse
 import asyncio
-import datetime
 import http.client
 import json
 import os
@@ -23,18 +23,16 @@ import random
 import re
 import resource
 import socket
-import statistics
-import sys
 import threading
 import time
 import urllib.parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from bench import (ROOT, BULK_SQL_TIMEOUT_S, ensure_million_rooms, load_facts, log, machine_facts,  # noqa: E402
-                   replace_marked, restart_gateways_timed, rss_mb)
-from geochat_support.stack import Stack  # noqa: E402
-from geochat_support.stats import percentile  # noqa: E402
+from geochat_support.stack import Stack
+from geochat_support.stats import percentile
+
+from . import doc_sections
+from .runner import (BULK_SQL_TIMEOUT_S, bench_parser, ensure_million_rooms, load_facts, log, machine_facts,
+                     restart_gateways_timed, rss_mb, run_scenarios, utc_now)
 
 
 def connection(url, timeout=30):
@@ -334,7 +332,7 @@ def report(results, meta):
         if k + "p99_ms" not in results:
             continue
         verdict = ("met" if results[k + "p99_ms"] <= 50 and results[k + "received"] == results[k + "sent"] else "missed")
-        rows.append((f"say on gateway A → push on gateway B: p99 ≤ 50 ms at 200 posts/s"
+        rows.append(("say on gateway A → push on gateway B: p99 ≤ 50 ms at 200 posts/s"
                      + ("" if rate == 200 else f" (at {rate}/s: context)"),
                      f"p50 {f(k + 'p50_ms')} ms, p99 {f(k + 'p99_ms')} ms, max {f(k + 'max_ms')} ms from each say's "
                      f"scheduled send; {f(k + 'received')} of {f(k + 'sent')} pushed, {f(k + 'failed_posts')} says failed, "
@@ -356,7 +354,9 @@ def report(results, meta):
                      "subscribers (keep-alive comments every 30 s included)", "see figure"))
         rows.append(("one message to every subscriber",
                      f"{f('subs_fanout_reached')} of {f('subs_opened')} had it within {f('subs_fanout_s', 2)} s", "—"))
-    lines = [f"{key}: {fmt}" for key, fmt in ((k, f(k, 3)) for k in sorted(results) if not k.endswith("sample"))]
+    lines = [f"{key}: {fmt}" for key, fmt in ((k, f(k, 3)) for k in sorted(results) if not k.startswith("_")
+                                                and not k.endswith("sample"))]
+    lines += [f"Scenario failed: {failure}" for failure in results.get("_failed", [])]
     table = [f"Run of {meta['when']}. Machine: {meta['machine']}. Build: release. Load while it ran: {meta['load']}.", "",
              f"Command: `{meta['command']}`", "",
              "| target | figure | verdict |", "| --- | --- | --- |"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
@@ -364,18 +364,13 @@ def report(results, meta):
 
 
 def write_doc(table, lines):
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    generated = "\n".join(["<!-- bench-push:begin (written by deploy/bench-push.sh; edit outside these markers) -->",
-                           *table, "", "```", *lines, "```", "<!-- bench-push:end -->"])
-    text = replace_marked(open(path).read(), "bench-push", generated,
-                          heading="## The JSON API, push and nearby search (issue 15)\n\n")
-    with open(path, "w") as f:
-        f.write(text)
+    generated = doc_sections.marked_block("bench-push", "deploy/bench-push.sh", [*table, "", "```", *lines, "```"])
+    doc_sections.write_marked(doc_sections.BENCHMARKS, [
+        ("bench-push", generated, "## The JSON API, push and nearby search (issue 15)\n\n")])
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/bench-push.sh")
     parser.add_argument("--hello-url", required=True)
     parser.add_argument("--hello-pid", type=int, default=0, help="hello world's process: its memory per reference stream")
     parser.add_argument("--only", default="push,subscribers,nearby")
@@ -390,34 +385,28 @@ def main():
     parser.add_argument("--subscriber-rooms", type=int, default=100)
     parser.add_argument("--sources", type=int, default=4)
     parser.add_argument("--idle-seconds", type=int, default=60)
-    parser.add_argument("--command", default="bash deploy/bench-push.sh")
-    parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     args.radii = [int(r) for r in args.radii.split(",")]
     args.push_rates = [int(r) for r in args.push_rates.split(",")]
 
     stack = Stack(args.stack_env, sql_timeout=BULK_SQL_TIMEOUT_S)
-    meta = {"when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    meta = {"when": utc_now(),
             "machine": machine_facts(), "command": args.command, "radii": args.radii,
             "idle_seconds": args.idle_seconds, "push_rates": args.push_rates}
     load_before = load_facts()
     results = {}
-    for name in args.only.split(","):
-        log(f"scenario {name}")
-        try:
-            {"nearby": lambda: scenario_nearby(stack, args.hello_url, args, results),
-             "push": lambda: scenario_push(stack, args, results),
-             "subscribers": lambda: scenario_subscribers(stack, args.hello_url, args.hello_pid, args, results)}[name]()
-        except Exception as error:  # one failed scenario leaves the others' figures
-            log(f"scenario {name} FAILED: {error!r}")
-            results[f"{name}_failed_sample"] = repr(error)
+    run_scenarios(args.only.split(","), {
+        "nearby": lambda: scenario_nearby(stack, args.hello_url, args, results),
+        "push": lambda: scenario_push(stack, args, results),
+        "subscribers": lambda: scenario_subscribers(stack, args.hello_url, args.hello_pid, args, results),
+    }, results)
     meta["load"] = f"at start {load_before}; at the end {load_facts()}"
     table, lines = report(results, meta)
     print("\n".join(table))
     print("\n".join(lines))
     if not args.no_doc:
         write_doc(table, lines)
-        log("docs/benchmarks.md updated (push-bench markers)")
+        log("docs/benchmarks.md updated (bench-push markers)")
 
 
 if __name__ == "__main__":

@@ -2,32 +2,25 @@
 """A long run of says at a fixed rate against a stack that is never restarted (deploy/soak.sh):
 does it answer after an hour as it did in its first minute, and idle as it did before?
 
-  soak.py --stack-env .data/soak/stack.env --minutes 30 --rate 200
+  python -m geochat_bench.soak --stack-env .data/soak/stack.env --minutes 30 --rate 200
 
-Before and after the load: the whole stack's idle CPU over 60 s (deploy/idle_cpu.py's
-reading), and 20 lone `start` + `say` pairs one after the other. During it: says at
+Before and after the load: the whole stack's idle CPU over 60 s (idle_cpu's reading,
+as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the other. During it: says at
 `--rate` a second (open loop: each has its scheduled time, queueing counts) through every
 gateway in turn, into 100 rooms, from 16 sessions; per minute the answers' p50/p99 and
 how many failed (a `503` or no answer within 10 s).
 """
-import argparse
 import asyncio
-import datetime
 import os
 import random
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402
-from bench import AsyncPool, create_rooms, fmt, log, q, start_sessions  # noqa: E402
-from geochat_support.protocol import session_id_in, success_id_in  # noqa: E402
-from geochat_support.stack import Stack  # noqa: E402
-from geochat_support.stats import percentile as nearest_rank  # noqa: E402
+from geochat_support.protocol import AsyncPool, session_id_in, success_id_in
+from geochat_support.stack import Stack
+from geochat_support.stats import percentile as nearest_rank
 
-sys.path.insert(0, os.path.join(HERE, ".."))
-import idle_cpu  # noqa: E402
+from . import idle_cpu
+from .runner import bench_parser, create_rooms, fmt, log, machine_facts, publish_run, q, start_sessions, utc_now
 
 
 def percentile(values, p):
@@ -109,17 +102,14 @@ async def load(stack, rate, minutes):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/soak.sh")
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--idle-seconds", type=int, default=60)
-    parser.add_argument("--command", default="bash deploy/soak.sh")
-    parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     stack = Stack(args.stack_env)
     state = os.path.dirname(os.path.abspath(args.stack_env))
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = utc_now()
 
     idle_before = idle_cores(state, args.idle_seconds)
     lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
@@ -142,17 +132,14 @@ def main():
     block = [
         f"### Soak: {when}", "",
         f"Command: `{args.command}`. {args.rate} says/s offered for {args.minutes:g} minutes through "
-        f"{len(stack.gateways)} gateway(s), the broker never restarted. Machine: {bench.machine_facts()}.", "",
+        f"{len(stack.gateways)} gateway(s), the broker never restarted. Machine: {machine_facts()}.", "",
         f"- p99 of the first 5 minutes {fmt(first)} ms, of the last 5 {fmt(last)} ms: "
         f"{fmt(last / first if first == first and first else float('nan'), 2)}× (target ≤ 1.5×); {failed} failed (target 0).",
         f"- A lone `start` + `say`: p50 {fmt(percentile(lone_before, 50))} ms before, "
         f"{fmt(percentile(lone_after, 50))} ms after (target within 1.5×).",
         f"- The idle stack: {idle_before:.3f} cores before, {idle_after:.3f} after (target within 0.05).", "",
         "| minute | answered | p50 ms | p99 ms | failed |", "| --- | --- | --- | --- | --- |", *rows, ""]
-    print("\n".join(block))
-    if not args.no_doc:
-        bench.add_run_block("soak", "Soak (deploy/soak.sh)", block)
-        log("docs/benchmarks.md updated")
+    publish_run(block, "soak", "Soak (deploy/soak.sh)", write=not args.no_doc)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Three rounds of says at `wrk -c64` on a fresh stack, with the broker's CPU over each
 (deploy/bench-variants.sh). One variant per call prints one table row; `--write-doc` puts
-the rows it is given into docs/benchmarks.md ("Variants")."""
+the rows it is given into docs/benchmarks.md ("Variants").
+
+  python -m geochat_bench.variants --stack-env .data/bench-variants/stack.env --name NAME --settings 'K=V …'
+  python -m geochat_bench.variants --write-doc --command '…' ROW…
+"""
 import argparse
-import datetime
 import os
 import random
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402
-import bench_writes  # noqa: E402
-from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.stack import Stack
+
+from . import writes
+from .runner import machine_facts, publish_run, q, utc_now, wrk
 
 
 def broker_seconds(state_dir):
@@ -26,14 +27,14 @@ def broker_seconds(state_dir):
 def variant_row(stack_env, name, settings, rounds=3, seconds=10):
     stack = Stack(stack_env)
     state = os.path.dirname(os.path.abspath(stack_env))
-    sessions, rooms = bench_writes.say_setup(stack.gateways[0], "v")
+    sessions, rooms = writes.say_setup(stack.gateways[0], "v")
     rnd = random.Random(1)
     rates, cores = [], []
     for r in range(rounds):
-        paths = [bench.q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms), msg=f"v {r} {i}")
+        paths = [q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms), msg=f"v {r} {i}")
                  for i in range(20000)]
         before = broker_seconds(state)
-        outcome = bench.wrk(stack.gateways[0], paths, seconds, 64)
+        outcome = wrk(stack.gateways[0], paths, seconds, 64)
         cores.append((broker_seconds(state) - before) / seconds)
         rates.append(f"{outcome['rps']:.0f}" + (f" ({outcome['failed']} failed)" if outcome["failed"] else ""))
     return (f"| {name} | {settings or 'as the stack ships'} | {', '.join(rates)} | "
@@ -41,17 +42,16 @@ def variant_row(stack_env, name, settings, rounds=3, seconds=10):
 
 
 def write_doc(rows, command):
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    block = [f"### Variants: {when}", "", f"Command: `{command}`. Machine: {bench.machine_facts()}. "
+    when = utc_now()
+    block = [f"### Variants: {when}", "", f"Command: `{command}`. Machine: {machine_facts()}. "
              "Each variant on a fresh release stack (2 gateways, 2 messaging), three 10 s rounds of says at "
              "`wrk -t2 -c64` one after the other.", "",
              "| variant | settings | says/s by round | broker, cores |", "| --- | --- | --- | --- |", *rows, ""]
-    print("\n".join(block))
-    bench.add_run_block("bench-variants", "Variants (deploy/bench-variants.sh)", block)
+    publish_run(block, "bench-variants", "Variants (deploy/bench-variants.sh)")
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stack-env")
     parser.add_argument("--name")
     parser.add_argument("--settings", default="")

@@ -2,7 +2,7 @@
 """The write path's benchmark (issue 25), side by side with the PHP server of the same
 protocol (../shared/peers/php) in one run. deploy/bench-writes.sh starts both and calls this.
 
-  bench_writes.py --stack-env .data/bench-writes/stack.env --php-url http://127.0.0.1:PORT [--only a,b]
+  python -m geochat_bench.writes --stack-env .data/bench-writes/stack.env --php-url http://127.0.0.1:PORT [--only a,b]
 
 Scenarios, in this order, on one stack that is never restarted:
 - create: 10,000 `create`s (16 at a time) through gateway 1, then through PHP.
@@ -13,20 +13,17 @@ Scenarios, in this order, on one stack that is never restarted:
           hop by hop, from the services' own histograms (means over the run).
 - push:   the same rate through the JSON API, one push subscriber per room on gateway 2.
 """
-import argparse
 import asyncio
-import datetime
-import os
-import sys
+import random
 import time
 import types
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench  # noqa: E402  (the shared wrk runner, set-up helpers and doc writer)
-import bench_push  # noqa: E402
-from bench import AsyncPool, create_rooms, fmt, log, q, scrape, start_sessions, wrk  # noqa: E402
-from geochat_support.stack import Stack  # noqa: E402
+from geochat_support.protocol import AsyncPool
+from geochat_support.stack import Stack
+
+from . import fanout, push
+from .runner import (bench_parser, create_rooms, fmt, load_facts, log, machine_facts, publish_run, q, run_scenarios,
+                     scrape, start_sessions, utc_now, wrk)
 
 SCENARIOS = ["create", "say", "budget", "push"]
 
@@ -67,7 +64,6 @@ def say_setup(url, tag):
 
 
 def scenario_say(stack, php_url, args, results):
-    import random
     targets = {"geochat": stack.gateways[0], "php": php_url}
     setups = {name: say_setup(url, name) for name, url in targets.items()}
     rnd = random.Random(7)
@@ -123,9 +119,9 @@ def scenario_budget(stack, args, results):
     urls = {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging,
             "rooms": stack.rooms}
     before = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
-    record = asyncio.run(bench.fanout_run(stack, args.rate, args.budget_seconds, 20, 0.01))
+    record = asyncio.run(fanout.fanout_run(stack, args.rate, args.budget_seconds, 20, 0.01))
     after = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
-    figures = bench.fanout_figures(record)
+    figures = fanout.fanout_figures(record)
     results.update({f"budget_{k[len('fanout_'):]}": v for k, v in figures.items()})
     log(f"budget at {args.rate}/s: say p50 {fmt(figures['fanout_say_p50_ms'])} ms, p99 "
         f"{fmt(figures['fanout_say_p99_ms'])} ms; visible through gateway 2 p50 {fmt(figures['fanout_p50_ms'])} ms, "
@@ -138,7 +134,7 @@ def scenario_budget(stack, args, results):
 
 def scenario_push(stack, args, results):
     options = types.SimpleNamespace(push_rooms=10)
-    figures = bench_push.push_at(stack, options, args.rate, args.budget_seconds, "w")
+    figures = push.push_at(stack, options, args.rate, args.budget_seconds, "w")
     results.update({f"push_{k}": v for k, v in figures.items()})
     log(f"push at {args.rate}/s: say -> push p50 {fmt(figures['p50_ms'])} ms, p99 {fmt(figures['p99_ms'])} ms; "
         f"post answers p99 {fmt(figures['say_p99_ms'])} ms; {figures['failed_posts']} failed")
@@ -182,8 +178,7 @@ def report(results, args, meta):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--stack-env", required=True)
+    parser = bench_parser(__doc__, "bash deploy/bench-writes.sh")
     parser.add_argument("--php-url", required=True)
     parser.add_argument("--only", default=",".join(SCENARIOS))
     parser.add_argument("--seconds", type=int, default=10)
@@ -191,40 +186,29 @@ def main():
     parser.add_argument("--creates", type=int, default=10_000)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--budget-seconds", type=int, default=20)
-    parser.add_argument("--no-doc", action="store_true")
-    parser.add_argument("--command", default="bash deploy/bench-writes.sh")
     parser.add_argument("--build", default="release build")
     parser.add_argument("--label", default="", help="what was measured (e.g. a commit), shown in the heading")
     args = parser.parse_args()
 
     stack = Stack(args.stack_env)
     results = {}
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    load_before = bench.load_facts()
+    when = utc_now()
+    load_before = load_facts()
     only = args.only.split(",")
-    for name in SCENARIOS:
-        if name not in only:
-            continue
-        log(f"scenario {name}")
-        try:
-            {"create": lambda: scenario_create(stack, args.php_url, args, results),
-             "say": lambda: scenario_say(stack, args.php_url, args, results),
-             "budget": lambda: scenario_budget(stack, args, results),
-             "push": lambda: scenario_push(stack, args, results)}[name]()
-        except Exception as error:  # one failed scenario leaves the others' figures
-            log(f"scenario {name} FAILED: {error!r}")
-            results.setdefault("_failed", []).append(f"{name}: {error}")
+    run_scenarios([name for name in SCENARIOS if name in only], {
+        "create": lambda: scenario_create(stack, args.php_url, args, results),
+        "say": lambda: scenario_say(stack, args.php_url, args, results),
+        "budget": lambda: scenario_budget(stack, args, results),
+        "push": lambda: scenario_push(stack, args, results),
+    }, results)
     table = report(results, args, None)
     heading = f"### Writes: {when}{' — ' + args.label if args.label else ''}"
     block = [heading, "",
-             f"Machine: {bench.machine_facts()}. Build: {args.build}. Stack: 2 gateways, 2 messaging instances, "
-             "the broker never restarted. Load: at start " + load_before + "; at the end " + bench.load_facts() + ".",
+             f"Machine: {machine_facts()}. Build: {args.build}. Stack: 2 gateways, 2 messaging instances, "
+             "the broker never restarted. Load: at start " + load_before + "; at the end " + load_facts() + ".",
              "", f"Command: `{args.command}`", "", *table, "",
              *[f"Scenario failed: {f}" for f in results.get("_failed", [])]]
-    print("\n".join(block))
-    if not args.no_doc:
-        bench.add_run_block("bench-writes", "Writes (deploy/bench-writes.sh)", block)
-        log("docs/benchmarks.md updated")
+    publish_run(block, "bench-writes", "Writes (deploy/bench-writes.sh)", write=not args.no_doc)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ import urllib.request
 
 from . import db
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SERVICE_KINDS = ("gateway", "session", "rooms", "messaging", "expiry")
 
 
@@ -18,12 +17,9 @@ class StackCommandError(RuntimeError):
     pass
 
 
-def read_stack_env(path=None):
-    """stack.env as a dict; values are shell words (GATEWAY_URLS="a b" reads as `a b`).
-    Without a path: the file named by GEOCHAT_STACK_ENV."""
-    path = path or os.environ.get("GEOCHAT_STACK_ENV")
-    if not path:
-        raise RuntimeError("GEOCHAT_STACK_ENV is not set: start a stack with deploy/stack.sh and name its stack.env")
+def read_env_file(path):
+    """A file of KEY=VALUE lines as a dict, the shell's quoting undone: values are shell
+    words (GATEWAY_URLS="a b" reads as `a b`); blank lines and # comments are skipped."""
     values = {}
     with open(path) as f:
         for line in f:
@@ -34,18 +30,19 @@ def read_stack_env(path=None):
     return values
 
 
+def read_stack_env(path=None):
+    """stack.env as a dict. Without a path: the file named by GEOCHAT_STACK_ENV."""
+    path = path or os.environ.get("GEOCHAT_STACK_ENV")
+    if not path:
+        raise RuntimeError("GEOCHAT_STACK_ENV is not set: start a stack with deploy/stack.sh and name its stack.env")
+    return read_env_file(path)
+
+
 def read_instance_env(env, instance):
     """The environment an instance (gateway-1, session-1, …) runs with: its KEY=VALUE lines with the
     shell's quoting undone (stack.sh quotes what it was given with --env), BINARY included (the
     executable, not a variable the service reads)."""
-    values = {}
-    with open(os.path.join(env["STATE_DIR"], "instances", instance + ".env")) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                key, value = line.split("=", 1)
-                values[key] = " ".join(shlex.split(value))
-    return values
+    return read_env_file(os.path.join(env["STATE_DIR"], "instances", instance + ".env"))
 
 
 def instance_urls(env):

@@ -61,7 +61,7 @@ struct APIParameters {
     func messageID(_ name: String) throws(ProtocolError) -> MessageID {
         guard let raw = value(name) else { return 0 }
         guard let id = Int64(raw), id >= 0 else { throw .bad(name, "is not a message id (0 or more)") }
-        return id
+        return MessageID(id)
     }
 
     /// `minZoom`…`maxZoom`, each 0…17 (defaults: all of them).

@@ -30,16 +30,16 @@ struct APIRoutes: Sendable {
             await respond("api_start", request, context) { () async throws(ProtocolError) -> Response in
                 let body = try APIJSON.decode(APIModels.StartSession.self, from: try await body(request))
                 let nick = try Self.nickname(body.nick)
-                if let refused = refusal(.start, request, context) { return refused }
-                return APIJSON.response(APIModels.Session(try await actions.start(nick: nick)), status: .created)
+                let session = try await actions.start(nick: nick, client: client(request, context))
+                return APIJSON.response(APIModels.Session(session), status: .created)
             }
         }
         api.on(.renameSession) { request, context in
             await respond("api_nick", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let nick = try Self.nickname(try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
-                if let refused = refusal(.change(session: session), request, context) { return refused }
-                return APIJSON.response(APIModels.Session(try await actions.rename(session, to: nick)))
+                let renamed = try await actions.rename(session, to: nick, client: client(request, context))
+                return APIJSON.response(APIModels.Session(renamed))
             }
         }
         api.on(.endSession) { request, context in
@@ -53,14 +53,14 @@ struct APIRoutes: Sendable {
             await respond("api_rooms", request, context) { () async throws(ProtocolError) -> Response in
                 let parameters = try APIParameters(request, for: .roomsInBox)
                 let query = RegionQuery(box: try parameters.box(), zooms: try parameters.zooms(), cap: settings.roomCap)
-                let found = try await actions.rooms(in: query, admitCostlyRead: costlyReads(request, context))
+                let found = try await actions.rooms(in: query, client: client(request, context))
                 return APIJSON.response(APIModels.Rooms(rooms: found.map(APIModels.Room.init)))
             }
         }
         api.on(.nearestRooms) { request, context in
             await respond("api_nearest", request, context) { () async throws(ProtocolError) -> Response in
                 let query = try Self.nearbyQuery(try APIParameters(request, for: .nearestRooms))
-                let found = try actions.nearest(query, admitCostlyRead: costlyReads(request, context))
+                let found = try actions.nearest(query, client: client(request, context))
                 return APIJSON.response(APIModels.NearbyRooms(rooms: found.map(APIModels.NearbyRoom.init)))
             }
         }
@@ -73,23 +73,22 @@ struct APIRoutes: Sendable {
                 guard let zoom = ZoomLevel(raw) else { throw .bad("zoom", "must be a whole number from 0 to 17") }
                 guard let rawTopic = body.topic else { throw .missing("topic") }
                 let topic = try ChatText.validate(rawTopic, length: Limits.topicLength).get(field: "topic")
-                if let refused = refusal(.create(session: session), request, context) { return refused }
-                let room = try await actions.create(session: session, position: position.position, zoom: zoom, topic: topic)
+                let room = try await actions.create(
+                    session: session, position: position.position, zoom: zoom, topic: topic, client: client(request, context))
                 return APIJSON.response(APIModels.Room(room), status: .created)
             }
         }
         api.on(.room) { request, context in
             await respond("api_room", request, context) { () async throws(ProtocolError) -> Response in
                 APIJSON.response(
-                    APIModels.Room(try await actions.room(try Self.room(context), admitCostlyRead: costlyReads(request, context))))
+                    APIModels.Room(try await actions.room(try Self.room(context), client: client(request, context))))
             }
         }
         api.on(.joinRoom) { request, context in
             await respond("api_join", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
-                if let refused = refusal(.change(session: session), request, context) { return refused }
-                try await actions.join(session: session, room: room)
+                try await actions.join(session: session, room: room, client: client(request, context))
                 return Response(status: .noContent)
             }
         }
@@ -97,8 +96,7 @@ struct APIRoutes: Sendable {
             await respond("api_leave", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
-                if let refused = refusal(.change(session: session), request, context) { return refused }
-                try await actions.leave(session: session, room: room)
+                try await actions.leave(session: session, room: room, client: client(request, context))
                 return Response(status: .noContent)
             }
         }
@@ -111,7 +109,7 @@ struct APIRoutes: Sendable {
                 let wait = try parameters.integer("wait", in: Limits.maxWaitSeconds) ?? 0
                 let found = try await actions.messages(
                     room: room, past: after, limit: limit, session: try Self.optionalSession(request),
-                    wait: .seconds(wait), admitCostlyRead: costlyReads(request, context))
+                    wait: .seconds(wait), client: client(request, context))
                 return APIJSON.response(APIModels.Messages(room: room, messages: found.map(APIModels.Message.init)))
             }
         }
@@ -122,15 +120,14 @@ struct APIRoutes: Sendable {
                 let body = try APIJSON.decode(APIModels.Say.self, from: try await body(request))
                 guard let raw = body.text else { throw .missing("text") }
                 let text = try ChatText.validate(raw, length: Limits.messageLength).get(field: "text")
-                if let refused = refusal(.say(session: session), request, context) { return refused }
-                let stored = try await actions.say(session: session, room: room, text: text)
+                let stored = try await actions.say(session: session, room: room, text: text, client: client(request, context))
                 return APIJSON.response(APIModels.Message(stored), status: .created)
             }
         }
         api.on(.participants) { request, context in
             await respond("api_participants", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                let participants = try await actions.participants(of: room, admitCostlyRead: costlyReads(request, context))
+                let participants = try await actions.participants(of: room, client: client(request, context))
                 return APIJSON.response(APIModels.Participants(room: room, participants: participants))
             }
         }
@@ -140,7 +137,7 @@ struct APIRoutes: Sendable {
                 let parameters = try APIParameters(request, for: .transcript)
                 let page = try TranscriptPage(room: room, parameters: parameters, accept: request.headers[.accept])
                 let found = try await actions.transcript(
-                    room: room, after: page.after, limit: page.limit, admitCostlyRead: costlyReads(request, context))
+                    room: room, after: page.after, limit: page.limit, client: client(request, context))
                 return page.response(found)
             }
         }
@@ -182,7 +179,7 @@ struct APIRoutes: Sendable {
             await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
                 let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
-                _ = try await actions.room(room, admitCostlyRead: costlyReads(request, context))
+                _ = try await actions.room(room, client: client(request, context))
                 return try stream(room, after, request, context)
             }
         }
@@ -191,7 +188,7 @@ struct APIRoutes: Sendable {
     private func stream(
         _ room: RoomID, _ after: MessageID, _ request: Request, _ context: GatewayRequestContext
     ) throws(ProtocolError) -> Response {
-        try events.open(room: room, after: after, client: costlyReads(request, context), connection: context.channel)
+        try events.open(room: room, after: after, client: client(request, context), connection: context.channel)
     }
 
     // MARK: The parts every operation shares
@@ -203,7 +200,7 @@ struct APIRoutes: Sendable {
         let started = ContinuousClock.now
         do throws(ProtocolError) {
             // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
-            try actions.signOfLife(try? Self.optionalSession(request), client: costlyReads(request, context))
+            try actions.signOfLife(try? Self.optionalSession(request), client: client(request, context))
             return answer(name, request, started, .success(try await body()))
         } catch {
             return answer(name, request, started, .failure(error))
@@ -223,7 +220,7 @@ struct APIRoutes: Sendable {
             if error.code == .unavailable {
                 logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
             }
-            return Problem(error).response()
+            return Problem(error).response(retryAfterSeconds: error.retryAfterSeconds)
         }
     }
 
@@ -234,21 +231,10 @@ struct APIRoutes: Sendable {
         return try await RequestBody.collect(request, timeout: settings.bodyTimeout)
     }
 
-    /// The rate limits of the phones' protocol, on the same buckets: nil when
-    /// admitted, else the `429` to answer.
-    private func refusal(_ action: RateLimiter.Action, _ request: Request, _ context: GatewayRequestContext) -> Response? {
-        guard let refusal = limiter.admit(action, address: context.clientAddress(request, settings.clientAddresses)) else {
-            return nil
-        }
-        RequestMetrics.errors[ProtocolError.Code.rateLimited.rawValue].increment()
-        return Problem(ProtocolError(.rateLimited, "too many requests; try again in \(refusal.retryAfterSeconds) s"))
-            .response(retryAfterSeconds: refusal.retryAfterSeconds)
-    }
-
-    /// The client's limits: its address's buckets and waiting places.
-    private func costlyReads(_ request: Request, _ context: GatewayRequestContext) -> ChatActions.AdmitCostlyRead {
+    /// The request's client: its address's buckets (writes and costly reads) and waiting places.
+    private func client(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
         let addresses = settings.clientAddresses
-        return ClientLimits(limiter: limiter, address: { context.clientAddress(request, addresses) })
+        return ChatClient(limiter: limiter, address: { context.clientAddress(request, addresses) })
     }
 
     static func nickname(_ raw: String?) throws(ProtocolError) -> Nickname {

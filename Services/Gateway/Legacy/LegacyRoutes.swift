@@ -56,13 +56,9 @@ struct LegacyRoutes: Sendable {
             let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
             command = RequestMetrics.command(legacy)
-            let client = ClientLimits(limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
+            let client = ChatClient(limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
             try handler.signOfLife(parameters.sessionHint(), client: client)
-            if let refusal = limiter.admit(legacy, address: client.address) {
-                RequestMetrics.record(command, since: started, error: ProtocolError(.rateLimited, "rate limited"))
-                return XMLResponse.rateLimited(refusal)
-            }
-            let xml = try await handler.handle(legacy, admitCostlyRead: client)
+            let xml = try await handler.handle(legacy, client: client)
             RequestMetrics.record(command, since: started)
             return XMLResponse.ok(xml)
         } catch {

@@ -56,7 +56,7 @@ final class RoomEventStream: Sendable {
     static func resumePoint(_ request: Request, _ parameters: APIParameters) throws(ProtocolError) -> MessageID {
         if let raw = request.headers[lastEventID] {
             guard let id = Int64(raw), id >= 0 else { throw .bad("Last-Event-ID", "is not a message id (0 or more)") }
-            return id
+            return MessageID(id)
         }
         return try parameters.messageID("after")
     }
@@ -103,7 +103,7 @@ final class RoomEventStream: Sendable {
 
     /// The stream's response for a room that exists, or the error to answer
     /// instead (too many waiting clients on this gateway, or from this address).
-    func open(room: RoomID, after: MessageID, client: ClientLimits, connection: any Channel) throws(ProtocolError) -> Response {
+    func open(room: RoomID, after: MessageID, client: ChatClient, connection: any Channel) throws(ProtocolError) -> Response {
         let address = client.address
         let place: Place
         switch actions.places.take(address: address) {
@@ -143,7 +143,7 @@ final class RoomEventStream: Sendable {
     struct Position: Sendable {
         let room: RoomID
         /// Catching up through PostgreSQL costs the subscriber's history tokens.
-        let client: ClientLimits
+        let client: ChatClient
         var last: MessageID
         /// The stream ends then (`push.maxStreamDuration`); the client resumes by its last id.
         let endsAt: ContinuousClock.Instant
@@ -275,7 +275,7 @@ final class RoomEventStream: Sendable {
             // Every read that reaches PostgreSQL costs a history token, the first
             // one too (`after=1` on an old room reads a batch of old rows).
             found = try await actions.poll(
-                room: position.room, past: position.last, limit: settings.batch, admitCostlyRead: position.client)
+                room: position.room, past: position.last, limit: settings.batch, client: position.client)
         } catch {
             signals.cancel(ticket)
             if error.code == .unavailable {

@@ -35,17 +35,13 @@ package struct ChatActions: Sendable {
         self.logger = logger
     }
 
-    /// The request's client: asked before a read that costs far more than a
-    /// poll (`RateLimiter.CostlyRead`, throws `rate_limited` to refuse it), and
-    /// the address its waits count against.
-    package typealias AdmitCostlyRead = ClientLimits
-
     /// Longest a `messages` request may wait for a new message.
     package static let maxWait = Duration.seconds(Limits.maxWaitSeconds.upperBound)
 
     // MARK: Sessions
 
-    package func start(nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+    package func start(nick: Nickname, client: ChatClient) async throws(ProtocolError) -> SessionInfo {
+        try client.admit(.start)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let info = try await backend.send(StartSession(nick: nick.value))
         sessions.remember(info)
@@ -53,7 +49,8 @@ package struct ChatActions: Sendable {
         return info
     }
 
-    package func rename(_ id: SessionID, to nick: Nickname) async throws(ProtocolError) -> SessionInfo {
+    package func rename(_ id: SessionID, to nick: Nickname, client: ChatClient) async throws(ProtocolError) -> SessionInfo {
+        try client.admit(.change(session: id))
         let session = try await live(id)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
@@ -73,18 +70,18 @@ package struct ChatActions: Sendable {
 
     // MARK: Rooms
 
-    package func rooms(in query: RegionQuery, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [RoomInfo] {
-        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
+    package func rooms(in query: RegionQuery, client: ChatClient) async throws(ProtocolError) -> [RoomInfo] {
+        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try client.admit(.wideRegion) }
         // From memory once the index is loaded; the rooms service answers before,
         // a command and a query each, so then it costs a history token.
         if let found = rooms.rooms(in: query) { return found }
-        try admitCostlyRead(.history)
+        try client.admit(.history)
         return try await backend.send(FindRooms(query))
     }
 
     /// From the index only: until it is loaded (the gateway is not ready) the answer is `unavailable`.
-    package func nearest(_ query: NearbyQuery, admitCostlyRead: AdmitCostlyRead) throws(ProtocolError) -> [NearbyRoom] {
-        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try admitCostlyRead(.wideRegion) }
+    package func nearest(_ query: NearbyQuery, client: ChatClient) throws(ProtocolError) -> [NearbyRoom] {
+        if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try client.admit(.wideRegion) }
         guard let found = rooms.nearest(query) else { throw .unavailable }
         return found
     }
@@ -92,20 +89,22 @@ package struct ChatActions: Sendable {
     /// A live room: from the index, else from the rooms service (a room just
     /// made through another gateway, whose event has not come yet, or a made-up
     /// id: that read costs a history token).
-    package func room(_ id: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> RoomInfo {
+    package func room(_ id: RoomID, client: ChatClient) async throws(ProtocolError) -> RoomInfo {
         if let room = rooms.room(id) { return room }
-        try admitCostlyRead(.history)
+        try client.admit(.history)
         return try await backend.send(LookupRoom(room: id))
     }
 
     package func create(
-        session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String
+        session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String, client: ChatClient
     ) async throws(ProtocolError) -> RoomInfo {
+        try client.admit(.create(session: id))
         let session = try await live(id)
         return try await backend.send(CreateRoom(session: session.id, position: position, zoom: zoom, topic: topic))
     }
 
-    package func join(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+    package func join(session id: SessionID, room: RoomID, client: ChatClient) async throws(ProtocolError) {
+        try client.admit(.change(session: id))
         let session = try await live(id)
         try await join(session, room)
     }
@@ -115,13 +114,14 @@ package struct ChatActions: Sendable {
             JoinRoom(room: room, session: session.id, nick: session.nick, nickVersion: session.version))
     }
 
-    package func leave(session id: SessionID, room: RoomID) async throws(ProtocolError) {
+    package func leave(session id: SessionID, room: RoomID, client: ChatClient) async throws(ProtocolError) {
+        try client.admit(.change(session: id))
         let session = try await live(id)
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
-    package func participants(of room: RoomID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [String] {
-        try admitCostlyRead(.participants)
+    package func participants(of room: RoomID, client: ChatClient) async throws(ProtocolError) -> [String] {
+        try client.admit(.participants)
         let members = try await backend.send(ListMembers(room: room))
         return PresentParticipants.nicks(
             of: members, presence: presence, sessions: sessions, timeoutMs: presence.presenceTimeoutMs,
@@ -130,7 +130,10 @@ package struct ChatActions: Sendable {
 
     // MARK: Messages
 
-    package func say(session id: SessionID, room: RoomID, text: String) async throws(ProtocolError) -> ChatMessage {
+    package func say(
+        session id: SessionID, room: RoomID, text: String, client: ChatClient
+    ) async throws(ProtocolError) -> ChatMessage {
+        try client.admit(.say(session: id))
         let session = try await live(id)
         // Saying joins the room: the messaging service tells the rooms service
         // before it answers, so the sayer is listed everywhere once this returns
@@ -143,13 +146,13 @@ package struct ChatActions: Sendable {
     /// room's next message (a long poll); it is answered empty after it.
     package func messages(
         room: RoomID, past: MessageID, limit: Int, session: SessionID?, wait: Duration = .zero,
-        admitCostlyRead: AdmitCostlyRead
+        client: ChatClient
     ) async throws(ProtocolError) -> [ChatMessage] {
         if let session { _ = try await live(session) }
         let deadline = ContinuousClock.now + min(wait, Self.maxWait)
         // A long poll holds a place as a push stream does; without one (this
         // gateway or this address holds its most) it is answered at once.
-        let place = deadline > .now ? try? places.take(address: admitCostlyRead.address).get() : nil
+        let place = deadline > .now ? try? places.take(address: client.address).get() : nil
         defer { withExtendedLifetime(place) {} }
         while true {
             // Registered before the read: a message between the read and the wait still wakes it.
@@ -157,7 +160,7 @@ package struct ChatActions: Sendable {
             let ticket = waits ? messages.signals.register(room, until: deadline) : nil
             let found: [ChatMessage]
             do throws(ProtocolError) {
-                found = try await poll(room: room, past: past, limit: limit, admitCostlyRead: admitCostlyRead)
+                found = try await poll(room: room, past: past, limit: limit, client: client)
             } catch {
                 if let ticket { messages.signals.cancel(ticket) }
                 throw error
@@ -173,45 +176,46 @@ package struct ChatActions: Sendable {
 
     /// One read of the room's messages, from memory when this gateway holds them.
     package func poll(
-        room: RoomID, past: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
+        room: RoomID, past: MessageID, limit: Int, client: ChatClient
     ) async throws(ProtocolError) -> [ChatMessage] {
         try await messages.poll(
             room: room, past: past, limit: limit,
-            beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) },
+            beforeReadingThrough: { () throws(ProtocolError) in try client.admit(.history) },
             // Loading a room the index does not hold either (a made-up id,
             // or one whose creation has not reached this gateway yet) costs
             // a history read; the index is asked only then, never on a poll.
             beforeLoading: { () throws(ProtocolError) in
-                if rooms.knows(room) == false { try admitCostlyRead(.history) }
+                if rooms.knows(room) == false { try client.admit(.history) }
             })
     }
 
     /// A page of a room's transcript: messages after `after` (0: from the
     /// first), oldest first, at most `limit`.
     package func transcript(
-        room: RoomID, after: MessageID, limit: Int, admitCostlyRead: AdmitCostlyRead
+        room: RoomID, after: MessageID, limit: Int, client: ChatClient
     ) async throws(ProtocolError) -> [ChatMessage] {
-        if after > 0 { return try await poll(room: room, past: after, limit: limit, admitCostlyRead: admitCostlyRead) }
+        if after > 0 { return try await poll(room: room, past: after, limit: limit, client: client) }
         // From the first message: read from the messaging service (`past = 0` means the latest).
         if rooms.knows(room) == false { throw .noSuchChat }
-        try admitCostlyRead(.history)
+        try client.admit(.history)
         return try await backend.send(ReadHistory(room: room, after: 0, limit: limit)).messages
     }
 
     // MARK: The lobby (the add/messages dialect)
 
-    package func lobbyPost(user: String, text: String) async throws(ProtocolError) {
+    package func lobbyPost(user: String, text: String, client: ChatClient) async throws(ProtocolError) {
+        try client.admit(.say(session: nil))
         // The dialect has no session: the name is all a ban can hold on to.
         if sessions.bans.isBanned(nick: user) { throw .banned }
         let room = try await lobby.room(backend)
         try await post(room: room, author: nil, nick: user, text: text)
     }
 
-    package func lobbyMessages(past: MessageID, admitCostlyRead: AdmitCostlyRead) async throws(ProtocolError) -> [ChatMessage] {
+    package func lobbyMessages(past: MessageID, client: ChatClient) async throws(ProtocolError) -> [ChatMessage] {
         let room = try await lobby.room(backend)
         return try await messages.poll(
             room: room, past: past, limit: Limits.lobbyMessageLimit,
-            beforeReadingThrough: { () throws(ProtocolError) in try admitCostlyRead(.history) })
+            beforeReadingThrough: { () throws(ProtocolError) in try client.admit(.history) })
     }
 
     // MARK: Signs of life
@@ -228,13 +232,13 @@ package struct ChatActions: Sendable {
     /// meeting a new gateway are not. At most `BackgroundLookups.most` such
     /// lookups run beside requests at once; over it, the request's own
     /// lookup (if it needs the session) is the only one.
-    package func signOfLife(_ id: SessionID?, client: ClientLimits) throws(ProtocolError) {
+    package func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
         case .live: presence.seen(id, atMs: WallClock.nowMs())
         case .notLive: break
         case .unknownHere:
-            try client(.sessionLookup)
+            try client.admit(.sessionLookup)
             guard backgroundLookups.begin() else { return }
             Task { [sessions, presence, backgroundLookups] in
                 defer { backgroundLookups.end() }
@@ -282,36 +286,5 @@ package struct ChatActions: Sendable {
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.
         messages.apply(message)
         return message
-    }
-}
-
-/// Counts the session lookups `signOfLife` runs beside requests.
-package final class BackgroundLookups: Sendable {
-    package static let most = 64
-    private let running = Atomic<Int>(0)
-
-    package init() {}
-
-    /// True (and counted) when one more may start.
-    package func begin() -> Bool {
-        if running.add(1, ordering: .relaxed).newValue <= Self.most { return true }
-        running.subtract(1, ordering: .relaxed)
-        return false
-    }
-
-    package func end() { running.subtract(1, ordering: .relaxed) }
-}
-
-/// The lobby room's id, asked of the rooms service once.
-package final class LobbyLocator: Sendable {
-    private let known = Mutex<RoomID?>(nil)
-
-    package init() {}
-
-    package func room(_ backend: ServiceClients) async throws(ProtocolError) -> RoomID {
-        if let id = known.withLock({ $0 }) { return id }
-        let lobby = try await backend.send(LocateLobby())
-        known.withLock { $0 = lobby.id }
-        return lobby.id
     }
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Token-bucket limits on what abusers repeat: posts, room creation, session
 /// starts, joins, leaves and renames, per session and per client address; and
-/// the reads that cost far more than a poll (`admitCostlyRead`), per client
+/// the reads that cost far more than a poll (`ChatClient`), per client
 /// address: every public request that reaches Kafka or PostgreSQL is bounded
 /// per client (docs/security.md, "What each request costs").
 ///

@@ -20,7 +20,7 @@ package final class ParticipantLists: Sendable {
         let task = entries.withLock { entries in
             if let entry = entries[room], now - entry.at < Self.freshness { return entry.task }
             // One read for all the room's subscribers: no client's tokens.
-            let task = Task { try? await actions.participants(of: room, admitCostlyRead: .unlimited) }
+            let task = Task { try? await actions.participants(of: room, client: .unlimited) }
             entries[room] = Entry(task: task, at: now)
             return task
         }

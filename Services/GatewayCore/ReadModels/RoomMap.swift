@@ -111,16 +111,18 @@ package final class RoomMap: Sendable {
     /// after it, so its `created` event is seen.
     package func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
         let started = ContinuousClock.now
-        guard let highest = await untilAnswered(logger, { () async throws(ProtocolError) in
+        guard let highestID = await untilAnswered(logger, { () async throws(ProtocolError) in
             try await backend.send(HighestRoomID())
         }) else { return }
-        let width = max(highest / RoomID(max(ranges, 1)) + 1, 1)
+        // Ranges of ids, split as numbers.
+        let highest = highestID.rawValue
+        let width = max(highest / Int64(max(ranges, 1)) + 1, 1)
         await withTaskGroup(of: Void.self) { group in
-            var lower: RoomID = 0
+            var lower: Int64 = 0
             while lower < highest {
-                let (after, upper) = (lower, lower + width)
+                let (after, upper) = (RoomID(lower), lower + width)
                 // The last range has no upper bound: nothing is missed if ids grew meanwhile.
-                let before: RoomID? = upper >= highest ? nil : upper + 1
+                let before: RoomID? = upper >= highest ? nil : RoomID(upper + 1)
                 group.addTask { await self.load(from: backend, after: after, before: before, logger: logger) }
                 lower = upper
             }

@@ -30,10 +30,14 @@ public struct ProtocolError: Error, Equatable, Sendable, Codable {
 
     public let code: Code
     public let text: String
+    /// When a refused client may try again (`rate_limited`): the surfaces send
+    /// it as `Retry-After`. Nil: come back in a second.
+    public var retryAfterSeconds: Int?
 
-    public init(_ code: Code, _ text: String) {
+    public init(_ code: Code, _ text: String, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.text = text
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public static func missing(_ name: String) -> ProtocolError { .init(.missingParam, "parameter '\(name)' is missing") }

@@ -30,13 +30,13 @@ extension FormParameters {
         let raw = try required(["chatid"])
         guard let id = Int64(raw) else { throw .bad("chatid", "is not an integer") }
         guard id > 0 else { throw ProtocolError.noSuchChat }
-        return id
+        return RoomID(id)
     }
 
     public func past() throws(ProtocolError) -> MessageID {
         guard let raw = try text("past") else { return 0 }
         guard let past = Int64(raw), past >= 0 else { throw .bad("past", "is not a message id (0 or more)") }
-        return past
+        return MessageID(past)
     }
 
     /// Default 50; above 200 is cut to 200; 0 or less is refused (contract 7).

@@ -46,7 +46,7 @@ public enum LegacyXML {
 
     static func appendRoomElement(_ room: RoomInfo, to out: inout [UInt8]) {
         out.append(contentsOf: "<chat><id>".utf8)
-        appendDecimal(room.id, to: &out)
+        appendDecimal(room.id.rawValue, to: &out)
         out.append(contentsOf: "</id><longitude>".utf8)
         out.append(contentsOf: PlainDecimal.format(room.position.x).utf8)
         out.append(contentsOf: "</longitude><latitude>".utf8)

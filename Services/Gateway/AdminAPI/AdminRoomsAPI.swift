@@ -1,7 +1,8 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import GeoChatRuntime
 import Hummingbird
-import GatewayCore
 
 /// Rooms: list and search (rooms answer place, visits and members, messaging
 /// the message counts), one room with its present participants, removal now.
@@ -30,7 +31,7 @@ extension AdminEndpoints {
     /// A page of the room's transcript from the messaging service (`after` 0: from the first message).
     func transcript(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
-        let after = Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max))
+        let after = MessageID(Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max)))
         let limit = try AdminJSON.int(call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
         let page = try await backend.send(ReadHistory(room: id, after: after, limit: limit)).messages
         return AdminJSON.response(

@@ -1,10 +1,11 @@
 import Foundation
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatBus
 import GeoChatDomain
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import GatewayCore
 
 /// Why an admin request failed, as the HTTP status and the JSON error it answers.
 struct AdminFailure: Error, Sendable {

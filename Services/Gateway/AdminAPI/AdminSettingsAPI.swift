@@ -1,6 +1,7 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import Hummingbird
-import GatewayCore
 
 /// Settings: read them all; change some (all or nothing, checked by the
 /// session service, which stores them and broadcasts them on `geochat.settings`).

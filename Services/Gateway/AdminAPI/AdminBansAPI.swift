@@ -1,6 +1,7 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import Hummingbird
-import GatewayCore
 
 /// Bans of a nickname or a session. The session service stores them and
 /// broadcasts them on `geochat.bans`; this gateway applies its own change at

@@ -1,6 +1,7 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import Hummingbird
-import GatewayCore
 
 /// Logging in and out, the session list, the audit log.
 extension AdminEndpoints {

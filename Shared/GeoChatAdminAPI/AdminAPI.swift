@@ -1,3 +1,5 @@
+import GeoChatDomain
+
 /// The JSON bodies of the admin HTTP API (`/admin/…` on every gateway), shared
 /// by the gateway and the `geochat-admin` command line. docs/operations.md lists
 /// the endpoints.

@@ -1,6 +1,7 @@
+import GatewayCore
+import GeoChatAdminAPI
 import GeoChatDomain
 import Hummingbird
-import GatewayCore
 
 /// Expiry runs: start one (dry or real), read one's progress and report, list
 /// the latest. The expiry service owns the jobs (ExpiryCommand).

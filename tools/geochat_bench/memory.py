@@ -1,0 +1,74 @@
+"""Scenario `memory` of deploy/bench.sh: gateway B's resident memory holding many sessions and
+active rooms with their recent messages."""
+import asyncio
+import time
+
+from geochat_support.protocol import AsyncPool, gather_limited
+
+from .runner import ensure_million_rooms, log, q, rss_mb, scrape, start_sessions
+
+
+def scenario_memory(stack, args, results):
+    """Gateway B's resident memory holding many sessions and active rooms with their recent messages."""
+    gw_b = stack.gateways[-1]
+    instance = f"gateway-{len(stack.gateways)}"
+    pid = stack.pid(instance)
+    results["gateway_rss_start_mb"] = results.get("gateway_rss_start_mb", rss_mb(pid))
+    ensure_million_rooms(stack, max(args.active_rooms * 2, 20000))
+    sessions_target, rooms_target = args.sessions, args.active_rooms
+
+    async def starts():
+        pools = [AsyncPool(url, 64) for url in stack.gateways]
+        started = time.monotonic()
+        made, i, batch = 0, 0, 2000
+        while made < sessions_target and time.monotonic() - started < args.start_budget_s:
+            pool = pools[(i // batch) % len(pools)]
+            ids = await start_sessions(pool, min(batch, sessions_target - made), f"mem{i}x", concurrency=64)
+            made += len(ids)
+            i += batch
+        for pool in pools:
+            pool.close()
+        return made, time.monotonic() - started
+
+    made, took = asyncio.run(starts())
+    results["memory_sessions_started"] = made
+    results["start_rps"] = made / took
+    log(f"{made} sessions started in {took:.0f}s")
+
+    rows = stack.sql(f"""SELECT id FROM rooms.rooms WHERE topic LIKE 'bench room %'
+                         ORDER BY id LIMIT {rooms_target}""")
+    room_ids = [int(r[0]) for r in rows]
+    lo, hi = room_ids[0], room_ids[-1]
+    per_room = args.messages_per_room
+    stack.sql(f"""
+        INSERT INTO messaging.room_logs (room_id, last_id)
+        SELECT id, {per_room} FROM rooms.rooms WHERE topic LIKE 'bench room %' AND id BETWEEN {lo} AND {hi}
+        ON CONFLICT (room_id) DO NOTHING;
+        INSERT INTO messaging.messages (room_id, id, nick, text, added_at, idempotency_key)
+        SELECT r.id, m, 'user' || (m % 17),
+               'message ' || m || ' in a busy room: ' || repeat('words ', 3 + (m % 8)),
+               now() - (({per_room} - m) * interval '1 minute'), 'bench-' || r.id || '-' || m
+        FROM rooms.rooms r CROSS JOIN generate_series(1, {per_room}) m
+        WHERE r.topic LIKE 'bench room %' AND r.id BETWEEN {lo} AND {hi}
+        ON CONFLICT DO NOTHING;""")
+
+    async def activate():
+        pool = AsyncPool(gw_b, 64)
+        answers = await gather_limited(pool, [q(cmd="messages", chatid=r, past=0) for r in room_ids], 64)
+        pool.close()
+        return sum(1 for answer in answers if answer.ok)
+
+    active = asyncio.run(activate())
+    time.sleep(3)
+    metrics = scrape(stack.operators(gw_b))
+    results.update({
+        "gateway_rss_mb": rss_mb(pid), "memory_rooms_active": active,
+        "memory_sessions_known": int(metrics.get(("geochat_gateway_sessions", ""), -1)),
+        "memory_rooms_loaded": int(metrics.get(("geochat_gateway_rooms_loaded", ""), -1)),
+        "memory_rooms_indexed": int(metrics.get(("geochat_gateway_rooms_indexed", ""), -1)),
+    })
+
+
+if __name__ == "__main__":  # this scenario alone: the suite with --only memory
+    from .suite import main
+    main("memory")
