@@ -126,7 +126,8 @@ let package = Package(
         .executableTarget(
             name: "Gateway",
             dependencies: [
-                "GatewayCore", "GeoChatAdminAPI", "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
+                "GatewayCore", "GeoChatAdminAPI", "GeoChatDomain", "GeoChatLegacyProtocol", "GeoChatKafka",
+                "GeoChatBus", "GeoChatMetrics", "GeoChatRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -168,7 +169,8 @@ let package = Package(
         .testTarget(
             name: "LegacyProtocolTests",
             dependencies: [
-                "GeoChatLegacyProtocol", "GeoChatDomain", .product(name: "PropertyBased", package: "swift-property-based"),
+                "GeoChatLegacyProtocol", "GeoChatDomain",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LegacyProtocolTests"),
         .testTarget(
@@ -180,7 +182,8 @@ let package = Package(
             name: "BrokerTests", dependencies: ["GeoChatKafka", "GeoChatBus", "GeoChatDomain"],
             path: "Tests/BrokerTests"),
         .testTarget(
-            name: "GeoChatBusTests", dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain", "GeoChatTestSupport"],
+            name: "GeoChatBusTests",
+            dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/GeoChatBusTests"),
         // A scratch database per test on the test PostgreSQL (GEOCHAT_TEST_PG_PORT).
         .target(
@@ -206,19 +209,22 @@ let package = Package(
             ],
             path: "Tests/SessionServiceTests"),
         .testTarget(
-            name: "RoomsServiceTests", dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
+            name: "RoomsServiceTests",
+            dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
             path: "Tests/RoomsServiceTests"),
         .testTarget(
             name: "ExpiryServiceTests",
             dependencies: ["ExpiryService", "GeoChatBus", "GeoChatDomain", "GeoChatRuntime", "GeoChatTestSupport"],
             path: "Tests/ExpiryServiceTests"),
         .testTarget(
-            name: "MessagingServiceTests", dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
+            name: "MessagingServiceTests",
+            dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
             path: "Tests/MessagingServiceTests"),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayCore", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime", "GeoChatLegacyProtocol",
+                "Gateway", "GatewayCore", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime",
+                "GeoChatLegacyProtocol",
                 // The router tests run the gateway over the services' real handlers on in-memory stores.
                 "SessionService", "RoomsService", "MessagingService", "GeoChatTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

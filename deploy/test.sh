@@ -35,6 +35,13 @@ if ! swift build --build-tests > "$ROOT/.data/build.log" 2>&1; then
 fi
 
 failed=0
+# The Swift code follows .swift-format (the toolchain's swift-format); `swift format
+# format -i -r Services Shared Tests Package.swift` fixes what this finds.
+if swift format lint --strict -r --parallel Services Shared Tests Package.swift; then
+  log "format: ok (swift format lint --strict)"
+else
+  log "format: FAILED (run: swift format format -i -r Services Shared Tests Package.swift)"; failed=1
+fi
 bash deploy/check-sql.sh || failed=1
 bash deploy/kubernetes/validate.sh || failed=1
 bash deploy/monitoring/check.sh || failed=1

@@ -4,13 +4,15 @@ import GeoChatAdminAPI
 import GeoChatDomain
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Log in and keep the token (~/.config/geochat/token, mode 0600).",
-        discussion: "The password comes from GEOCHAT_ADMIN_PASSWORD, else a prompt (a terminal), else the first line of standard input.")
+        discussion:
+            "The password comes from GEOCHAT_ADMIN_PASSWORD, else a prompt (a terminal), else the first line of standard input."
+    )
 
     @OptionGroup var connection: Connection
     @Option(help: "The admin name.") var name: String
@@ -23,8 +25,11 @@ struct Login: AsyncParsableCommand {
         let client = try AdminClient(url: url, credentials: nil)
         let login = try await client.send(
             "POST", "login", body: AdminAPI.LoginRequest(name: name, password: password), as: AdminLogin.self)
-        try CredentialStore.save(Credentials(url: client.baseURL, token: login.token, name: login.name, expiresAtMs: login.expiresAtMs))
-        print("logged in as \(Format.safe(login.name)) until \(Format.time(login.expiresAtMs)); token kept in \(CredentialStore.file.path)")
+        try CredentialStore.save(
+            Credentials(url: client.baseURL, token: login.token, name: login.name, expiresAtMs: login.expiresAtMs))
+        print(
+            "logged in as \(Format.safe(login.name)) until \(Format.time(login.expiresAtMs)); token kept in \(CredentialStore.file.path)"
+        )
     }
 
     static func password() throws -> String {
@@ -40,7 +45,8 @@ struct Logout: AsyncParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() async throws {
-        _ = try await connection.client().send("POST", "logout", body: [String: String](), as: AdminAPI.LogoutResponse.self)
+        _ = try await connection.client().send(
+            "POST", "logout", body: [String: String](), as: AdminAPI.LogoutResponse.self)
         try CredentialStore.remove()
         print("logged out; the token is revoked")
     }
@@ -58,7 +64,9 @@ struct Sessions: AsyncParsableCommand {
         let sessions = try await connection.client().get(path, as: AdminAPI.SessionsResponse.self).sessions
         Format.table(
             ["SESSION", "NICK", "LAST SEEN", "STARTED", "BANNED"],
-            sessions.map { [$0.id, $0.nick, Format.time($0.lastSeenAtMs), Format.time($0.createdAtMs), $0.banned ? "yes" : ""] })
+            sessions.map {
+                [$0.id, $0.nick, Format.time($0.lastSeenAtMs), Format.time($0.createdAtMs), $0.banned ? "yes" : ""]
+            })
     }
 }
 
@@ -66,9 +74,11 @@ struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the audit log, newest first, a page at a time.")
     @OptionGroup var connection: Connection
     @Option(help: "At most this many rows.") var limit = 50
-    @Option(help: "Only rows older than this row id (the next page: the id printed after a full page).") var before: Int64?
+    @Option(help: "Only rows older than this row id (the next page: the id printed after a full page).") var before:
+        Int64?
     @Option(help: "Only rows of this admin (or \"(invalid name)\", \"-\").") var actor: String?
-    @Option(help: "Only this action (login, logout, ban, unban, settings, remove-room, expiry-run, bootstrap-admin).") var action: String?
+    @Option(help: "Only this action (login, logout, ban, unban, settings, remove-room, expiry-run, bootstrap-admin).")
+    var action: String?
     @Option(help: "Only this outcome (ok, denied, refused, failed, throttled).") var outcome: String?
 
     func run() async throws {
@@ -81,7 +91,10 @@ struct Audit: AsyncParsableCommand {
         Format.table(
             ["ID", "TIME", "ADMIN", "ACTION", "TARGET", "OUTCOME", "DETAIL"],
             page.entries.map {
-                [$0.id.map(String.init) ?? "", Format.time($0.atMs ?? 0), $0.actor, $0.action, $0.target, $0.outcome, $0.detail]
+                [
+                    $0.id.map(String.init) ?? "", Format.time($0.atMs ?? 0), $0.actor, $0.action, $0.target, $0.outcome,
+                    $0.detail,
+                ]
             })
         if let next = page.next { print("more: --before \(next)") }
     }

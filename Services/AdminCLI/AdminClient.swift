@@ -1,8 +1,9 @@
 import Foundation
 import GeoChatAdminAPI
 import GeoChatDomain
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// HTTP to a gateway's admin API: JSON bodies, the bearer token, errors as
@@ -26,14 +27,18 @@ struct AdminClient {
         try await send("GET", path, body: Optional<Int>.none, as: type)
     }
 
-    func send<Body: Encodable, T: Decodable>(_ method: String, _ path: String, body: Body?, as type: T.Type) async throws -> T {
+    func send<Body: Encodable, T: Decodable>(_ method: String, _ path: String, body: Body?, as type: T.Type)
+        async throws -> T
+    {
         let (data, status) = try await exchange(method, path, body: body)
         return try decode(data, status: status, as: type)
     }
 
     /// The raw status and body, for callers that handle some errors themselves.
     func exchange<Body: Encodable>(_ method: String, _ path: String, body: Body?) async throws -> (Data, Int) {
-        guard let url = URL(string: baseURL + "/admin/" + path) else { throw CLIError("not a URL: \(baseURL)/admin/\(path)") }
+        guard let url = URL(string: baseURL + "/admin/" + path) else {
+            throw CLIError("not a URL: \(baseURL)/admin/\(path)")
+        }
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = method
         if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
@@ -46,7 +51,8 @@ struct AdminClient {
 
     func decode<T: Decodable>(_ data: Data, status: Int, as type: T.Type) throws -> T {
         guard (200..<300).contains(status) else {
-            let message = (try? JSONDecoder().decode(AdminAPI.ErrorResponse.self, from: data))
+            let message =
+                (try? JSONDecoder().decode(AdminAPI.ErrorResponse.self, from: data))
                 .map { "\($0.error.message) (\(status) \($0.error.code))" } ?? "HTTP \(status)"
             if status == 401 { throw CLIError(message + "; log in with: geochat-admin login --url URL --name NAME") }
             throw CLIError(message)
@@ -62,7 +68,9 @@ struct AdminClient {
         try await withCheckedThrowingContinuation { continuation in
             URLSession.shared.dataTask(with: request) { data, response, error in
                 if let error {
-                    continuation.resume(throwing: CLIError("cannot reach \(request.url?.absoluteString ?? "?"): \(error.localizedDescription)"))
+                    continuation.resume(
+                        throwing: CLIError(
+                            "cannot reach \(request.url?.absoluteString ?? "?"): \(error.localizedDescription)"))
                 } else {
                     continuation.resume(returning: (data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0))
                 }

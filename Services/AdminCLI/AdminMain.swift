@@ -11,7 +11,8 @@ struct GeoChatAdmin: AsyncParsableCommand {
             GEOCHAT_ADMIN_TOKEN); the gateway URL comes from --url, GEOCHAT_ADMIN_URL or the login.
             """,
         subcommands: [
-            Login.self, Logout.self, Rooms.self, Expire.self, Jobs.self, Sessions.self, BanCommand.self, UnbanCommand.self,
+            Login.self, Logout.self, Rooms.self, Expire.self, Jobs.self, Sessions.self, BanCommand.self,
+            UnbanCommand.self,
             BansCommand.self, SettingsCommand.self, Audit.self,
         ])
 }

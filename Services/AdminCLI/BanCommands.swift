@@ -8,7 +8,9 @@ struct BanTargetOptions: ParsableArguments {
     @Option(help: "A session id.") var session: String?
 
     func validate() throws {
-        guard (nick == nil) != (session == nil) else { throw ValidationError("give exactly one of --nick and --session") }
+        guard (nick == nil) != (session == nil) else {
+            throw ValidationError("give exactly one of --nick and --session")
+        }
     }
 
     var path: String { nick.map { "bans/nick/" + Format.query($0) } ?? "bans/session/" + Format.query(session ?? "") }
@@ -17,7 +19,8 @@ struct BanTargetOptions: ParsableArguments {
 struct BanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ban",
-        abstract: "Ban a nickname or a session: every gateway answers it 403 banned and drops it from participant lists.")
+        abstract:
+            "Ban a nickname or a session: every gateway answers it 403 banned and drops it from participant lists.")
     @OptionGroup var connection: Connection
     @OptionGroup var target: BanTargetOptions
     @Option(help: "Why (kept in the ban and the audit log).") var reason = ""
@@ -37,7 +40,9 @@ struct UnbanCommand: AsyncParsableCommand {
     @OptionGroup var target: BanTargetOptions
 
     func run() async throws {
-        let ban = try await connection.client().send("DELETE", target.path, body: Optional<Int>.none, as: AdminAPI.BanResponse.self).ban
+        let ban = try await connection.client().send(
+            "DELETE", target.path, body: Optional<Int>.none, as: AdminAPI.BanResponse.self
+        ).ban
         print("ban lifted: \(Format.safe("\(ban.target)"))")
     }
 }

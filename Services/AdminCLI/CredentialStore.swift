@@ -13,7 +13,8 @@ struct Credentials: Codable {
 enum CredentialStore {
     static var file: URL {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config")
         return base.appendingPathComponent("geochat").appendingPathComponent("token")
     }
@@ -26,10 +27,14 @@ enum CredentialStore {
     /// Written to a new file with mode 0600 from the start, then moved into place.
     static func save(_ credentials: Credentials) throws {
         let folder = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = folder.appendingPathComponent("token.\(ProcessInfo.processInfo.processIdentifier).tmp")
         let data = try JSONEncoder().encode(credentials)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
             throw CLIError("cannot write \(temporary.path)")
         }
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }

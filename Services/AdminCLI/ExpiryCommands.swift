@@ -6,10 +6,14 @@ import GeoChatDomain
 struct Expire: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start an expiry run now, watch its progress, and print its report.",
-        discussion: "A dry run lists the rooms that would go and changes nothing. One run at a time cluster-wide: starting while one runs shows that one.")
+        discussion:
+            "A dry run lists the rooms that would go and changes nothing. One run at a time cluster-wide: starting while one runs shows that one."
+    )
 
     @OptionGroup var connection: Connection
-    @Option(help: "Rooms not visited for this long go: 30d, 12h, 90m, or seconds (default: the cluster's room.idle.limit.s).")
+    @Option(
+        help:
+            "Rooms not visited for this long go: 30d, 12h, 90m, or seconds (default: the cluster's room.idle.limit.s).")
     var idle: String?
     @Flag(help: "List what would go; remove nothing.") var dryRun = false
     @Flag(help: "Start the run and return without waiting for its report.") var noWait = false
@@ -17,12 +21,15 @@ struct Expire: AsyncParsableCommand {
     func run() async throws {
         var idleSeconds: Int?
         if let idle {
-            guard let seconds = DurationText.seconds(idle) else { throw ValidationError("--idle: '\(idle)' is not a duration like 30d") }
+            guard let seconds = DurationText.seconds(idle) else {
+                throw ValidationError("--idle: '\(idle)' is not a duration like 30d")
+            }
             idleSeconds = seconds
         }
         let client = try connection.client()
         let started = try await start(client, AdminAPI.ExpiryRunRequest(dryRun: dryRun, idleSeconds: idleSeconds))
-        print("expiry job \(started.id) started (\(started.dryRun ? "dry run" : "real run"), trigger \(started.trigger))")
+        print(
+            "expiry job \(started.id) started (\(started.dryRun ? "dry run" : "real run"), trigger \(started.trigger))")
         if noWait { return }
         let finished = try await JobWatcher(client: client).follow(started)
         print(Report.text(finished))
@@ -33,10 +40,12 @@ struct Expire: AsyncParsableCommand {
     private func start(_ client: AdminClient, _ request: AdminAPI.ExpiryRunRequest) async throws -> ExpiryJobReport {
         for _ in 0..<10 {
             let (data, status) = try await client.exchange("POST", "expiry/runs", body: request)
-            guard status == 409, let other = try? JSONDecoder().decode(AdminAPI.RunUnderWayResponse.self, from: data) else {
+            guard status == 409, let other = try? JSONDecoder().decode(AdminAPI.RunUnderWayResponse.self, from: data)
+            else {
                 return try client.decode(data, status: status, as: AdminAPI.JobResponse.self).job
             }
-            FileHandle.standardError.write(Data("expiry job \(other.job.id) (\(other.job.trigger)) is under way; waiting for it\n".utf8))
+            FileHandle.standardError.write(
+                Data("expiry job \(other.job.id) (\(other.job.trigger)) is under way; waiting for it\n".utf8))
             _ = try await JobWatcher(client: client).follow(other.job)
         }
         throw CLIError("other expiry runs kept starting first; try again")
@@ -63,8 +72,11 @@ struct Jobs: AsyncParsableCommand {
         Format.table(
             ["JOB", "STARTED", "TRIGGER", "KIND", "STATUS", "SELECTED", "REMOVED", "FAILED", "DURATION"],
             jobs.map {
-                [String($0.id), Format.time($0.startedAtMs), $0.trigger, $0.dryRun ? "dry run" : "real", $0.status.rawValue,
-                 String($0.selected), String($0.removed), String($0.failed), Report.duration($0)]
+                [
+                    String($0.id), Format.time($0.startedAtMs), $0.trigger, $0.dryRun ? "dry run" : "real",
+                    $0.status.rawValue,
+                    String($0.selected), String($0.removed), String($0.failed), Report.duration($0),
+                ]
             })
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GeoChatDomain
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tables, times and setting values as an operator reads them.
@@ -28,7 +28,8 @@ enum Format {
         for row in all {
             let cells = row.enumerated().map { column, cell -> String in
                 let clipped = cell.count > widths[column] ? String(cell.prefix(widths[column] - 1)) + "…" : cell
-                return column == row.count - 1 ? clipped : clipped.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                return column == row.count - 1
+                    ? clipped : clipped.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }
             print(cells.joined(separator: "  "))
         }
@@ -45,7 +46,9 @@ enum Format {
     /// How long ago, roughly: `3d`, `5h`, `12m`, `40s`.
     static func age(_ ms: Int64) -> String {
         let seconds = max(0, Int((WallClock.nowMs() - ms) / 1000))
-        for (unit, factor) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds >= factor { return "\(seconds / factor)\(unit)" }
+        for (unit, factor) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds >= factor {
+            return "\(seconds / factor)\(unit)"
+        }
         return "\(seconds)s"
     }
 
@@ -86,7 +89,8 @@ final class ProgressBar {
         let filled = width * done / job.selected
         let percent = 100 * done / job.selected
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        return "[\(bar)] \(String(percent).leftPadded(3))%  \(done)/\(job.selected) rooms  removed \(job.removed)  failed \(job.failed)"
+        return
+            "[\(bar)] \(String(percent).leftPadded(3))%  \(done)/\(job.selected) rooms  removed \(job.removed)  failed \(job.failed)"
     }
 }
 
@@ -106,7 +110,9 @@ enum Report {
         ]
         if let rooms = job.rooms {
             let shown = rooms.prefix(50).map(String.init).joined(separator: ", ")
-            lines.append("  \(job.dryRun ? "would remove" : "rooms")  \(shown)\(rooms.count > 50 ? ", … (\(rooms.count) listed)" : "")")
+            lines.append(
+                "  \(job.dryRun ? "would remove" : "rooms")  \(shown)\(rooms.count > 50 ? ", … (\(rooms.count) listed)" : "")"
+            )
         }
         if let error = job.error { lines.append("  error        \(error)") }
         return lines.joined(separator: "\n")

@@ -4,13 +4,15 @@ import GeoChatDomain
 
 struct Rooms: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List or search rooms (last visit, members, messages), show one, export its transcript, or remove one now.",
+        abstract:
+            "List or search rooms (last visit, members, messages), show one, export its transcript, or remove one now.",
         subcommands: [List.self, Show.self, Export.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rooms, most recently visited first.")
         @OptionGroup var connection: Connection
-        @Option(name: .shortAndLong, help: "Only rooms whose topic contains this (or whose id it is).") var search: String?
+        @Option(name: .shortAndLong, help: "Only rooms whose topic contains this (or whose id it is).") var search:
+            String?
         @Option(help: "At most this many.") var limit = 50
 
         func run() async throws {
@@ -20,8 +22,11 @@ struct Rooms: AsyncParsableCommand {
             Format.table(
                 ["ID", "TOPIC", "Z", "LAST VISIT", "IDLE", "MEMBERS", "MESSAGES"],
                 rooms.map {
-                    [String($0.id), ($0.lobby ? "[lobby] " : "") + $0.topic, String($0.z), Format.time($0.lastVisitedAtMs),
-                     Format.age($0.lastVisitedAtMs), String($0.members), $0.messages.map(String.init) ?? "?"]
+                    [
+                        String($0.id), ($0.lobby ? "[lobby] " : "") + $0.topic, String($0.z),
+                        Format.time($0.lastVisitedAtMs),
+                        Format.age($0.lastVisitedAtMs), String($0.members), $0.messages.map(String.init) ?? "?",
+                    ]
                 })
         }
     }
@@ -45,7 +50,9 @@ struct Rooms: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a room's transcript, from its first message, to standard output: text (one line a message) or JSON.")
+            abstract:
+                "Write a room's transcript, from its first message, to standard output: text (one line a message) or JSON."
+        )
         @OptionGroup var connection: Connection
         @Argument(help: "The room id.") var room: Int64
         @Option(help: "text or json.") var format: TranscriptFormat = .text
@@ -61,7 +68,8 @@ struct Rooms: AsyncParsableCommand {
             // Page by page, so a room of any size is written in bounded memory.
             while true {
                 let page = try await client.get(
-                    "rooms/\(room)/transcript?after=\(after)&limit=\(Limits.maxMessageLimit)", as: AdminAPI.TranscriptResponse.self)
+                    "rooms/\(room)/transcript?after=\(after)&limit=\(Limits.maxMessageLimit)",
+                    as: AdminAPI.TranscriptResponse.self)
                 for message in page.messages {
                     switch format {
                     case .text: print(Transcript.line(message), terminator: "")

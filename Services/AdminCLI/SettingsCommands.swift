@@ -19,9 +19,11 @@ struct SettingsCommand: AsyncParsableCommand {
             Format.table(
                 ["NAME", "VALUE", "DEFAULT", "RANGE", "CHANGED BY", "MEANING"],
                 shown.map { setting in
-                    [setting.name, setting.value.map { Format.setting($0, name: setting.name) } ?? "(configured)",
-                     Format.setting(setting.defaultValue, name: setting.name), "\(setting.min)…\(setting.max)",
-                     setting.updatedBy ?? "", setting.meaning]
+                    [
+                        setting.name, setting.value.map { Format.setting($0, name: setting.name) } ?? "(configured)",
+                        Format.setting(setting.defaultValue, name: setting.name), "\(setting.min)…\(setting.max)",
+                        setting.updatedBy ?? "", setting.meaning,
+                    ]
                 })
         }
     }
@@ -38,10 +40,15 @@ struct SettingsCommand: AsyncParsableCommand {
                 let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { throw ValidationError("'\(assignment)' is not NAME=VALUE") }
                 let value = parts[0].hasSuffix(".s") ? DurationText.seconds(parts[1]) : Int(parts[1])
-                guard let value else { throw ValidationError("'\(parts[1])' is not a number\(parts[0].hasSuffix(".s") ? " or a duration" : "")") }
+                guard let value else {
+                    throw ValidationError(
+                        "'\(parts[1])' is not a number\(parts[0].hasSuffix(".s") ? " or a duration" : "")")
+                }
                 changes[parts[0]] = value
             }
-            let all = try await connection.client().send("PUT", "settings", body: changes, as: AdminAPI.SettingsResponse.self).settings
+            let all = try await connection.client().send(
+                "PUT", "settings", body: changes, as: AdminAPI.SettingsResponse.self
+            ).settings
             for setting in all where changes[setting.name] != nil {
                 print("\(setting.name) = \(setting.value.map { Format.setting($0, name: setting.name) } ?? "?")")
             }

@@ -18,7 +18,9 @@ struct ExpiryCommandHandlers: Sendable {
         var handlers = CommandHandlers(topic: Topics.expiryCommands)
         handlers.on(StartExpiryRun.self) { try await startRun($0, $1) }
         handlers.on(ReadExpiryJob.self) { command, _ in
-            guard let report = try await jobs.report(command.id) else { throw ProtocolError(.noSuchChat, "no such expiry job") }
+            guard let report = try await jobs.report(command.id) else {
+                throw ProtocolError(.noSuchChat, "no such expiry job")
+            }
             return report
         }
         handlers.on(ListExpiryJobs.self) { command, _ in
@@ -29,13 +31,15 @@ struct ExpiryCommandHandlers: Sendable {
 
     func startRun(_ command: StartExpiryRun, _ context: CommandContext) async throws -> ExpiryJobReport {
         let who = command.requestedBy.trimmingCharacters(in: .whitespaces)
-        guard (1...64).contains(who.count), !who.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        guard (1...64).contains(who.count),
+            !who.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw ProtocolError.bad("requestedBy", "must be 1 to 64 printable characters") }
         let limit = command.idleLimitSeconds ?? Int(settings.idleLimit.components.seconds)
         guard ExpirySettings.idleLimitRange.contains(limit) else {
             throw ProtocolError.bad(
                 "idleLimitSeconds",
-                "must lie between \(ExpirySettings.idleLimitRange.lowerBound) and \(ExpirySettings.idleLimitRange.upperBound)")
+                "must lie between \(ExpirySettings.idleLimitRange.lowerBound) and \(ExpirySettings.idleLimitRange.upperBound)"
+            )
         }
         let (report, created) = try await jobs.start(
             trigger: "admin:" + who, dryRun: command.dryRun, idleBefore: Date().addingTimeInterval(-Double(limit)),
@@ -43,7 +47,9 @@ struct ExpiryCommandHandlers: Sendable {
         if created { jobRequested?.ring() }
         logger.info(
             created ? "expiry job requested" : "expiry job requested; answered the running one",
-            metadata: ["job": "\(report.id)", "by": "\(who)", "dry_run": "\(command.dryRun)", "idle_limit_s": "\(limit)"])
+            metadata: [
+                "job": "\(report.id)", "by": "\(who)", "dry_run": "\(command.dryRun)", "idle_limit_s": "\(limit)",
+            ])
         return report
     }
 }

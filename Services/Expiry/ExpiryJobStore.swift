@@ -77,8 +77,6 @@ struct ExpiryJobStore: PostgresStore {
             ]),
     ]
 
-
-
     /// What a runner needs to carry on with a job.
     struct Job: Sendable {
         let id: Int64
@@ -138,7 +136,9 @@ struct ExpiryJobStore: PostgresStore {
         for try await (id, dryRun, idleBefore, phase, cursor, next) in rows.decode(
             (Int64, Bool, Date, String, RoomID, Int32).self)
         {
-            return Job(id: id, dryRun: dryRun, idleBefore: idleBefore, phase: phase, selectCursor: cursor, nextBatch: Int(next))
+            return Job(
+                id: id, dryRun: dryRun, idleBefore: idleBefore, phase: phase, selectCursor: cursor, nextBatch: Int(next)
+            )
         }
         return nil
     }
@@ -202,22 +202,26 @@ struct ExpiryJobStore: PostgresStore {
     private func reports(_ rows: PostgresRowSequence) async throws -> [ExpiryJobReport] {
         var reports: [ExpiryJobReport] = []
         for try await row in rows {
-            let (id, trigger, dryRun, status, idleBefore, started, finished, selected, examined, removed, failed, sample, error) =
+            let (
+                id, trigger, dryRun, status, idleBefore, started, finished, selected, examined, removed, failed, sample,
+                error
+            ) =
                 try row.decode(
-                    (Int64, String, Bool, String, Date, Date, Date?, Int32, Int32, Int32, Int32, [RoomID]?, String?).self)
+                    (Int64, String, Bool, String, Date, Date, Date?, Int32, Int32, Int32, Int32, [RoomID]?, String?)
+                        .self)
             reports.append(
                 ExpiryJobReport(
                     id: id, trigger: trigger, dryRun: dryRun,
                     // The column holds what this type wrote; anything else is a job that did not finish well.
-                    status: ExpiryJobStatus(rawValue: status) ?? .failed, idleBeforeMs: WallClock.milliseconds(idleBefore),
-                    startedAtMs: WallClock.milliseconds(started), finishedAtMs: finished.map(WallClock.milliseconds), selected: Int(selected),
+                    status: ExpiryJobStatus(rawValue: status) ?? .failed,
+                    idleBeforeMs: WallClock.milliseconds(idleBefore),
+                    startedAtMs: WallClock.milliseconds(started), finishedAtMs: finished.map(WallClock.milliseconds),
+                    selected: Int(selected),
                     examined: Int(examined), removed: Int(removed), failed: Int(failed),
                     rooms: dryRun ? (sample ?? []) : nil, error: error))
         }
         return reports
     }
-
-
 
     // MARK: a run's progress
 
@@ -285,12 +289,14 @@ struct ExpiryJobStore: PostgresStore {
 
     /// The batch is finished; the job's counters move once (a batch already done changes nothing).
     func batchDone(_ job: Job, batch: Int, examined: Int, removed: Int) async throws {
-        try await finishBatch(job, batch: batch, state: "done", examined: examined, removed: removed, failed: 0, error: nil)
+        try await finishBatch(
+            job, batch: batch, state: "done", examined: examined, removed: removed, failed: 0, error: nil)
     }
 
     /// An owner refused the batch; its rooms count as failed.
     func batchFailed(_ job: Job, batch: Int, rooms: Int, error: String) async throws {
-        try await finishBatch(job, batch: batch, state: "failed", examined: rooms, removed: 0, failed: rooms, error: error)
+        try await finishBatch(
+            job, batch: batch, state: "failed", examined: rooms, removed: 0, failed: rooms, error: error)
     }
 
     private func finishBatch(

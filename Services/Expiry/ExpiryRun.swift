@@ -54,7 +54,9 @@ struct ExpiryRun: Sendable {
 
     private func run(_ job: inout ExpiryJobStore.Job, logger log: Logger) async throws {
         if job.phase == "selecting" {
-            if job.selectCursor > 0 { log.info("expiry job resumes its selection", metadata: ["after_room": "\(job.selectCursor)"]) }
+            if job.selectCursor > 0 {
+                log.info("expiry job resumes its selection", metadata: ["after_room": "\(job.selectCursor)"])
+            }
             try await select(&job)
         } else {
             log.info("expiry job resumes its removal")
@@ -68,7 +70,8 @@ struct ExpiryRun: Sendable {
         guard let report = try? await jobs.report(job) else { return }
         if let status {
             ExpiryProgress.finished(
-                job: job, status: status.rawValue, examined: report.examined, removed: report.removed, failed: report.failed)
+                job: job, status: status.rawValue, examined: report.examined, removed: report.removed,
+                failed: report.failed)
         } else {
             ExpiryProgress.progress(examined: report.examined, removed: report.removed, failed: report.failed)
         }
@@ -82,7 +85,8 @@ struct ExpiryRun: Sendable {
     private func select(_ job: inout ExpiryJobStore.Job) async throws {
         while true {
             let page = try await call(
-                SelectIdleRooms(after: job.selectCursor, idleBeforeMs: job.idleBeforeMs, limit: settings.pageSize, job: job.id),
+                SelectIdleRooms(
+                    after: job.selectCursor, idleBeforeMs: job.idleBeforeMs, limit: settings.pageSize, job: job.id),
                 idempotencyKey: "expiry-\(job.id)-select-\(job.selectCursor)")
             guard let last = page.last else { break }
             if job.dryRun {
@@ -121,7 +125,8 @@ struct ExpiryRun: Sendable {
             if batch.state == "selected" {
                 let ids = try await call(
                     operatorSeal.sealed(
-                        RemoveIdleRooms(rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason, job: job.id)),
+                        RemoveIdleRooms(
+                            rooms: batch.rooms, idleBeforeMs: job.idleBeforeMs, reason: job.reason, job: job.id)),
                     idempotencyKey: "expiry-\(job.id)-rooms-\(batch.number)")
                 removed = ids
                 try await jobs.roomsRemoved(job, batch: batch.number, removed: ids)
@@ -135,7 +140,10 @@ struct ExpiryRun: Sendable {
             await reportProgress(of: job.id)
         } catch let refused as Refused {
             logger.error(
-                "expiry batch refused", metadata: ["batch": "\(batch.number)", "rooms": "\(batch.rooms.count)", "error": "\(refused.error.text)"])
+                "expiry batch refused",
+                metadata: [
+                    "batch": "\(batch.number)", "rooms": "\(batch.rooms.count)", "error": "\(refused.error.text)",
+                ])
             try await jobs.batchFailed(job, batch: batch.number, rooms: batch.rooms.count, error: refused.error.text)
         }
     }

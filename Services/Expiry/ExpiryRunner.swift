@@ -28,7 +28,8 @@ struct ExpiryRunner: Sendable {
                     // CancellationError while it goes away (a pool losing its
                     // PostgreSQL) is one more interruption to retry.
                     if Task.isCancelled { return }
-                    logger.warning("expiry work interrupted; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "expiry work interrupted; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 }
             }
             await jobRequested.wait(upTo: tick)
@@ -44,7 +45,8 @@ struct ExpiryRunner: Sendable {
             }
             guard try await jobs.scheduleDue(interval: settings.interval) else { return }
             let idleBefore = Date().addingTimeInterval(-Double(settings.idleLimit.components.seconds))
-            let (report, created) = try await jobs.start(trigger: "schedule", dryRun: false, idleBefore: idleBefore, requestKey: nil)
+            let (report, created) = try await jobs.start(
+                trigger: "schedule", dryRun: false, idleBefore: idleBefore, requestKey: nil)
             if created { logger.debug("scheduled expiry job started", metadata: ["job": "\(report.id)"]) }
         }
     }

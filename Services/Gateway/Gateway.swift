@@ -1,10 +1,10 @@
+import GatewayCore
 import GeoChatBus
 import GeoChatDomain
 import GeoChatRuntime
 import Hummingbird
 import Logging
 import NIOCore
-import GatewayCore
 
 /// The gateway's state, built once from its settings and a command bus: over
 /// Kafka in `main`, in memory in the router tests.
@@ -50,7 +50,8 @@ struct Gateway: Sendable {
             places: WaitingPlaces(perGateway: settings.push.maxSubscribers, perAddress: settings.push.maxPerAddress),
             logger: logger)
         self.participants = ParticipantLists()
-        self.events = RoomEventStream(actions: actions, participants: participants, settings: settings.push, logger: logger)
+        self.events = RoomEventStream(
+            actions: actions, participants: participants, settings: settings.push, logger: logger)
     }
 
     /// The public listener: the phones' protocol, the JSON API and push, the
@@ -68,8 +69,10 @@ struct Gateway: Sendable {
         APIRoutes(actions: actions, events: events, settings: settings, limiter: limiter, logger: logger)
             .register(on: router)
         WebMapRoutes(
-            webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, map: settings.map, logger: logger)
-            .register(on: router)
+            webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, map: settings.map,
+            logger: logger
+        )
+        .register(on: router)
         return router
     }
 
@@ -106,7 +109,8 @@ struct Gateway: Sendable {
         Application(
             router: buildAdminRouter(health: health),
             server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
-            configuration: .init(address: .hostname(settings.adminHost, port: port ?? settings.adminPort), serverName: nil),
+            configuration: .init(
+                address: .hostname(settings.adminHost, port: port ?? settings.adminPort), serverName: nil),
             logger: logger)
     }
 

@@ -1,7 +1,7 @@
+import GatewayCore
 import GeoChatBus
 import GeoChatDomain
 import GeoChatRuntime
-import GatewayCore
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
 /// writes go to the owning services as Kafka commands, reads come from read
@@ -14,7 +14,8 @@ struct GatewayMain {
         let gateway = Gateway(
             instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(),
             adminKeys: settings.adminAPI
-                ? AdminKeys(login: host.environment.loginSeal(), operatorCommands: host.environment.operatorSeal()) : nil,
+                ? AdminKeys(login: host.environment.loginSeal(), operatorCommands: host.environment.operatorSeal())
+                : nil,
             logger: host.logger)
         ReadModelMetrics.register(gateway: gateway)
 
@@ -47,8 +48,10 @@ struct GatewayMain {
         }
         host.runs("maintenance") { await gateway.maintain() }
         host.reports {
-            ["sessions": "\(gateway.sessions.count)", "rooms": "\(gateway.messages.roomCount)",
-             "rooms_indexed": "\(gateway.rooms.count)", "push_subscribers": "\(gateway.events.subscribers)"]
+            [
+                "sessions": "\(gateway.sessions.count)", "rooms": "\(gateway.messages.roomCount)",
+                "rooms_indexed": "\(gateway.rooms.count)", "push_subscribers": "\(gateway.events.subscribers)",
+            ]
         }
         host.serves { [environment = host.environment] health in
             [

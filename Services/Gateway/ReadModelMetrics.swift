@@ -1,7 +1,7 @@
+import GatewayCore
 import GeoChatMetrics
 import GeoChatRuntime
 import Metrics
-import GatewayCore
 
 /// The read models' sizes, read at every scrape: sessions known, rooms held
 /// in memory (loaded, loading, or remembered as absent or removed), rooms in

@@ -66,7 +66,8 @@ final class GroupCommit: Sendable {
     private static func takeBatch(from queue: inout [Waiting], max: Int) -> [Waiting] {
         var batch: [Waiting] = []
         var rest: [Waiting] = []
-        var rooms = Set<RoomID>(), keys = Set<String>()
+        var rooms = Set<RoomID>()
+        var keys = Set<String>()
         for waiting in queue {
             if batch.count < max, rooms.insert(waiting.say.room).inserted {
                 if keys.insert(waiting.say.key).inserted {
@@ -99,12 +100,13 @@ final class GroupCommit: Sendable {
             for waiting in batch {
                 let say = waiting.say
                 do {
-                    waiting.answer.resume(returning: try await bounded(by: max(say.commitBy.remaining(), .zero)) {
-                        [store] in
-                        try await store.append(
-                            room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
-                            commitBy: say.commitBy)
-                    })
+                    waiting.answer.resume(
+                        returning: try await bounded(by: max(say.commitBy.remaining(), .zero)) {
+                            [store] in
+                            try await store.append(
+                                room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
+                                commitBy: say.commitBy)
+                        })
                 } catch {
                     waiting.answer.resume(throwing: error)
                 }

@@ -52,7 +52,8 @@ final class InMemoryMessageStore: MessageStore {
                 if by == author, message.nick == nick, message.text == text { return .repeated(message, author: by) }
             }
             if commitBy.hasPassed(nowMs: now) { throw ProtocolError.unavailable }
-            let message = ChatMessage(room: room, id: (log.messages.last?.id ?? 0) + 1, nick: nick, text: text, addedAt: now)
+            let message = ChatMessage(
+                room: room, id: (log.messages.last?.id ?? 0) + 1, nick: nick, text: text, addedAt: now)
             state.logs[room]!.messages.append(message)
             state.logs[room]!.authors.append(author)
             state.byKey[key] = (message, author)
@@ -90,7 +91,8 @@ final class InMemoryMessageStore: MessageStore {
             return state.outbox.filter { $0.value <= now - graceMs }.keys
                 .sorted { ($0.room, $0.id) < ($1.room, $1.id) }.prefix(limit)
                 .compactMap { ref in
-                    guard let log = state.logs[ref.room], let index = log.messages.firstIndex(where: { $0.id == ref.id })
+                    guard let log = state.logs[ref.room],
+                        let index = log.messages.firstIndex(where: { $0.id == ref.id })
                     else {
                         state.outbox[ref] = nil  // its room was removed
                         return nil
@@ -103,7 +105,8 @@ final class InMemoryMessageStore: MessageStore {
         return state.withLock { state in
             for ref in published { state.outbox[ref] = nil }
             state.relaying = false
-            return .relayed(published: published.count, failed: due.count - published.count, backlog: state.outbox.count)
+            return .relayed(
+                published: published.count, failed: due.count - published.count, backlog: state.outbox.count)
         }
     }
 
@@ -129,6 +132,8 @@ final class InMemoryMessageStore: MessageStore {
     }
 
     func messageCounts(_ rooms: [RoomID]) async throws -> [RoomMessageCount] {
-        state.withLock { state in rooms.map { RoomMessageCount(room: $0, messages: state.logs[$0]?.messages.count ?? 0) } }
+        state.withLock { state in
+            rooms.map { RoomMessageCount(room: $0, messages: state.logs[$0]?.messages.count ?? 0) }
+        }
     }
 }

@@ -68,9 +68,11 @@ extension MessageStore {
         var answers: [Result<Appended?, DuplicateIdempotencyKey>] = []
         for say in says {
             do {
-                answers.append(.success(try await append(
-                    room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
-                    commitBy: say.commitBy)))
+                answers.append(
+                    .success(
+                        try await append(
+                            room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
+                            commitBy: say.commitBy)))
             } catch let error as DuplicateIdempotencyKey {
                 answers.append(.failure(error))
             }

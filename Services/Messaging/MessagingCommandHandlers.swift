@@ -52,7 +52,8 @@ struct MessagingCommandHandlers: Sendable {
                 throw ProtocolError.bad("rooms", "holds more than \(Limits.maxRoomBatch) ids")
             }
             let deleted = try await store.remove(rooms: command.rooms)
-            logger.info("room messages removed", metadata: ["rooms": "\(command.rooms.count)", "messages": "\(deleted)"])
+            logger.info(
+                "room messages removed", metadata: ["rooms": "\(command.rooms.count)", "messages": "\(deleted)"])
             return Done()
         }
         handlers.on(CountMessages.self) { command, _ in
@@ -126,7 +127,8 @@ struct MessagingCommandHandlers: Sendable {
     func history(_ command: ReadHistory, _ context: CommandContext) async throws -> MessageHistory {
         guard case .open(let head) = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
         let messages = try await store.history(
-            room: command.room, head: head, after: command.after, limit: min(max(command.limit, 1), Limits.maxMessageLimit))
+            room: command.room, head: head, after: command.after,
+            limit: min(max(command.limit, 1), Limits.maxMessageLimit))
         return MessageHistory(room: command.room, head: head, messages: messages)
     }
 

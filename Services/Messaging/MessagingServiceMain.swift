@@ -18,7 +18,8 @@ struct MessagingServiceMain {
             store: store, bus: try host.commandBus(), outbox: outbox, operatorSeal: host.environment.operatorSeal(),
             logger: host.logger)
         try host.handles(handlers.handlers, group: ConsumerGroups.messagingCommands)
-        let roomEvents = try host.consumer([Topics.roomEvents], .group(ConsumerGroups.messagingRoomEvents), pace: .background)
+        let roomEvents = try host.consumer(
+            [Topics.roomEvents], .group(ConsumerGroups.messagingRoomEvents), pace: .background)
         let lifecycle = RoomLifecycleFeed(store: store, consumer: roomEvents, logger: host.logger)
         host.runs("room lifecycle") { await lifecycle.run() }
         host.runs("outbox relay") { await outbox.run() }

@@ -25,7 +25,9 @@ extension PostgresMessageStore {
         olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
     ) async throws -> OutboxPass {
         try await client.withTransaction(logger: logger) { tx in
-            guard try await Database.tryTransactionLock(Self.relayLock, on: tx, logger: logger) else { return .notLeader }
+            guard try await Database.tryTransactionLock(Self.relayLock, on: tx, logger: logger) else {
+                return .notLeader
+            }
             let graceSeconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
             let rows = try await tx.query(
                 """
@@ -40,7 +42,8 @@ extension PostgresMessageStore {
                 (RoomID, MessageID, String?, String?, Date?, String?).self)
             {
                 if let nick, let text, let added {
-                    let message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
+                    let message = ChatMessage(
+                        room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
                     due.append(MessageStored(message: message, author: author.flatMap(SessionID.init)))
                 } else {
                     gone.append(MessageRef(room: room, id: id))  // its room was removed
@@ -56,7 +59,9 @@ extension PostgresMessageStore {
                     """, logger: logger)
             }
             var backlog = 0
-            for try await n in try await tx.query("SELECT count(*) FROM messaging.outbox", logger: logger).decode(Int64.self) {
+            for try await n in try await tx.query("SELECT count(*) FROM messaging.outbox", logger: logger).decode(
+                Int64.self)
+            {
                 backlog = Int(n)
             }
             return .relayed(published: published.count, failed: due.count - published.count, backlog: backlog)

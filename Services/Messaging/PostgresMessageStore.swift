@@ -77,8 +77,13 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             SELECT room_id, id, nick, text, added_at, author_session FROM messaging.messages
             WHERE idempotency_key = \(key)
             """, logger: logger)
-        for try await (room, id, nick, text, added, author) in rows.decode((RoomID, MessageID, String, String, Date, String?).self) {
-            return (ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)), author.flatMap(SessionID.init))
+        for try await (room, id, nick, text, added, author) in rows.decode(
+            (RoomID, MessageID, String, String, Date, String?).self)
+        {
+            return (
+                ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)),
+                author.flatMap(SessionID.init)
+            )
         }
         return nil
     }
@@ -101,7 +106,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     ) async throws -> Appended? {
         do {
             return try await insert(room: room, nick: nick, text: text, author: author, key: key, commitBy: commitBy)
-        } catch where Self.isDuplicateKey(error) {
+        } catch  where Self.isDuplicateKey(error) {
             throw DuplicateIdempotencyKey()
         }
     }
@@ -162,7 +167,8 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             }
             var appended: Appended?
             for try await (id, added, repeated) in rows.decode((MessageID, Date, Bool).self) {
-                let message = ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
+                let message = ChatMessage(
+                    room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
                 appended = repeated ? .repeated(message, author: author) : .stored(message)
             }
             if case .stored? = appended, commitBy.hasPassed() { throw ProtocolError.unavailable }  // rolls back
@@ -182,11 +188,18 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>] {
         if says.count == 1, let say = says.first {
             do {
-                return [.success(try await append(
-                    room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key, commitBy: say.commitBy))]
+                return [
+                    .success(
+                        try await append(
+                            room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
+                            commitBy: say.commitBy))
+                ]
             } catch let error as DuplicateIdempotencyKey { return [.failure(error)] }
         }
-        let rooms = says.map(\.room), nicks = says.map(\.nick), texts = says.map(\.text), keys = says.map(\.key)
+        let rooms = says.map(\.room)
+        let nicks = says.map(\.nick)
+        let texts = says.map(\.text)
+        let keys = says.map(\.key)
         // No NULL inside a bound array: an anonymous post's author is '' (a session id never is).
         let authors = says.map { $0.author?.value ?? "" }
         let window = Double(MessageRules.repeatWindowMs) / 1000
@@ -240,7 +253,8 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             for try await (ord, kind, id, added) in rows.decode((Int64, Int32, MessageID, Date).self) {
                 let index = Int(ord) - 1
                 let say = says[index]
-                let message = ChatMessage(room: say.room, id: id, nick: say.nick, text: say.text, addedAt: WallClock.milliseconds(added))
+                let message = ChatMessage(
+                    room: say.room, id: id, nick: say.nick, text: say.text, addedAt: WallClock.milliseconds(added))
                 switch kind {
                 case 0: answers[index] = .success(.stored(message))
                 case 1: answers[index] = .success(.repeated(message, author: say.author))
@@ -263,7 +277,9 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             SELECT room_id, last_id FROM messaging.room_logs WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
             """, logger: logger)
         var heads: [RoomHead] = []
-        for try await (room, head) in rows.decode((RoomID, MessageID).self) { heads.append(RoomHead(room: room, head: head)) }
+        for try await (room, head) in rows.decode((RoomID, MessageID).self) {
+            heads.append(RoomHead(room: room, head: head))
+        }
         return heads
     }
 
@@ -289,7 +305,8 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         }
         var messages: [ChatMessage] = []
         for try await (id, nick, text, added) in rows.decode((MessageID, String, String, Date).self) {
-            messages.append(ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)))
+            messages.append(
+                ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)))
         }
         return messages
     }
@@ -315,6 +332,5 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         }
         return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
     }
-
 
 }

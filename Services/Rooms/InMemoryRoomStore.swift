@@ -57,7 +57,8 @@ final class InMemoryRoomStore: RoomStore {
             }
             let info = RoomInfo(id: state.nextID, position: position, zoom: zoom, topic: topic)
             state.nextID = RoomID(state.nextID.rawValue + 1)
-            state.rooms[info.id] = Room(info: info, creator: session, createdAtMs: now, lastVisitedMs: now, isLobby: false)
+            state.rooms[info.id] = Room(
+                info: info, creator: session, createdAtMs: now, lastVisitedMs: now, isLobby: false)
             return Announced(info, event: try stage(.created(info)))
         }
     }
@@ -118,8 +119,11 @@ final class InMemoryRoomStore: RoomStore {
                 if room.lastVisitedMs < now - resolution { state.rooms[sayer.room]!.lastVisitedMs = now }
                 guard let session = sayer.session, !state.endedSessions.contains(session) else { continue }
                 if state.rooms[sayer.room]!.members[session] == nil {
-                    state.rooms[sayer.room]!.members[session] = Member(session: session, nick: sayer.nick, nickVersion: 0)
-                    if announce { staged.append(try stage(.joined(room: sayer.room, session: session, nick: sayer.nick))) }
+                    state.rooms[sayer.room]!.members[session] = Member(
+                        session: session, nick: sayer.nick, nickVersion: 0)
+                    if announce {
+                        staged.append(try stage(.joined(room: sayer.room, session: session, nick: sayer.nick)))
+                    }
                 }
                 state.rooms[sayer.room]!.members[session]!.activeAtMs = now
             }
@@ -142,7 +146,8 @@ final class InMemoryRoomStore: RoomStore {
                     .sorted { ($0.activeAtMs ?? 0) > ($1.activeAtMs ?? 0) }
                     .prefix(Limits.maxMembersRead)
                     .sorted { a, b in
-                        a.nick == b.nick ? a.session.value < b.session.value : a.nick.utf8.lexicographicallyPrecedes(b.nick.utf8)
+                        a.nick == b.nick
+                            ? a.session.value < b.session.value : a.nick.utf8.lexicographicallyPrecedes(b.nick.utf8)
                     }
             }
         }
@@ -151,7 +156,9 @@ final class InMemoryRoomStore: RoomStore {
     func renameMember(_ session: SessionID, nick: String, version: Int64) async throws {
         state.withLock { state in
             for id in state.rooms.keys {
-                guard let member = state.rooms[id]!.members[session], (member.nickVersion ?? 0) < version else { continue }
+                guard let member = state.rooms[id]!.members[session], (member.nickVersion ?? 0) < version else {
+                    continue
+                }
                 state.rooms[id]!.members[session]!.nick = nick
                 state.rooms[id]!.members[session]!.nickVersion = version
             }
@@ -179,7 +186,8 @@ final class InMemoryRoomStore: RoomStore {
     {
         let cutoff = WallClock.milliseconds(before)
         return try state.withLock { state in
-            var all: [RoomID] = [], new: [RoomID] = []
+            var all: [RoomID] = []
+            var new: [RoomID] = []
             for id in rooms {
                 if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
                     state.rooms[id] = nil
@@ -199,7 +207,8 @@ final class InMemoryRoomStore: RoomStore {
         state.withLock { state in
             state.rooms.values
                 .filter {
-                    search.isEmpty || $0.info.topic.lowercased().contains(search.lowercased()) || String($0.info.id) == search
+                    search.isEmpty || $0.info.topic.lowercased().contains(search.lowercased())
+                        || String($0.info.id) == search
                 }
                 .sorted { ($0.lastVisitedMs, $0.info.id) > ($1.lastVisitedMs, $1.info.id) }
                 .prefix(limit)

@@ -23,7 +23,8 @@ extension PostgresRoomStore {
         {
             rooms.append(
                 AdminRoom(
-                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby, createdAtMs: WallClock.milliseconds(created),
+                    id: id, topic: topic, x: x, y: y, z: Int(z), lobby: lobby,
+                    createdAtMs: WallClock.milliseconds(created),
                     lastVisitedAtMs: WallClock.milliseconds(visited), members: Int(members)))
         }
         return rooms

@@ -46,7 +46,8 @@ extension PostgresRoomStore {
                 SELECT id, false FROM rooms.removed_rooms
                 WHERE id = ANY(\(rooms)) AND reason = \(reason) AND id NOT IN (SELECT id FROM gone)
                 """, logger: logger)
-            var all: [RoomID] = [], new: [RoomID] = []
+            var all: [RoomID] = []
+            var new: [RoomID] = []
             for try await (id, isNew) in rows.decode((RoomID, Bool).self) {
                 all.append(id)
                 if isNew { new.append(id) }

@@ -79,8 +79,6 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     /// How long an ended session is remembered: far longer than any event waits in a topic.
     static let endedSessionMemory = "1 day"
 
-
-
     /// Creates a room, unless the same session created the same room within the
     /// retry window: then that room is the answer (phones on bad networks retry),
     /// and no event (the first one staged it).
@@ -161,12 +159,18 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                   WHERE id > \(after) AND id < \(before ?? .max) ORDER BY id LIMIT \(limit)) page
             """, logger: logger)
         var rooms: [IndexedRoom] = []
-        for try await (ids, xs, ys, zs, topics, visits) in rows.decode(([RoomID], [Double], [Double], [Int16], [String], [Int64]).self) {
+        for try await (ids, xs, ys, zs, topics, visits) in rows.decode(
+            ([RoomID], [Double], [Double], [Int16], [String], [Int64]).self)
+        {
             rooms.reserveCapacity(ids.count)
             for i in ids.indices {
-                guard let position = MercatorPoint(x: xs[i], y: ys[i]), let zoom = ZoomLevel(Int(zs[i])) else { continue }
-                rooms.append(IndexedRoom(
-                    room: RoomInfo(id: ids[i], position: position, zoom: zoom, topic: topics[i]), visitedAtMs: visits[i]))
+                guard let position = MercatorPoint(x: xs[i], y: ys[i]), let zoom = ZoomLevel(Int(zs[i])) else {
+                    continue
+                }
+                rooms.append(
+                    IndexedRoom(
+                        room: RoomInfo(id: ids[i], position: position, zoom: zoom, topic: topics[i]),
+                        visitedAtMs: visits[i]))
             }
         }
         return rooms
@@ -180,7 +184,8 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
     func lobby() async throws -> RoomInfo? {
         try await Self.rooms(
-            client.query("SELECT id, x, y, z, topic FROM rooms.rooms WHERE is_lobby ORDER BY id LIMIT 1", logger: logger)
+            client.query(
+                "SELECT id, x, y, z, topic FROM rooms.rooms WHERE is_lobby ORDER BY id LIMIT 1", logger: logger)
         ).first
     }
 
@@ -272,7 +277,8 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
             for try await n in rows.decode(Int64.self) { exists = n > 0 }
             guard exists else { return Announced(false, event: nil) }
             let event = try await PostgresEventOutbox.stage(
-                try EncodedEvent(RoomEvent.left(room: room, session: session)), service: Self.service, on: tx, logger: logger)
+                try EncodedEvent(RoomEvent.left(room: room, session: session)), service: Self.service, on: tx,
+                logger: logger)
             return Announced(true, event: event)
         }
     }
@@ -291,7 +297,8 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         var members: [Member] = []
         for try await (session, nick, version, active) in rows.decode((String, String, Int64, Date).self) {
             if let id = SessionID(session) {
-                members.append(Member(session: id, nick: nick, nickVersion: version, activeAtMs: WallClock.milliseconds(active)))
+                members.append(
+                    Member(session: id, nick: nick, nickVersion: version, activeAtMs: WallClock.milliseconds(active)))
             }
         }
         return members

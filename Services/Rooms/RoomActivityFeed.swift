@@ -26,7 +26,8 @@ struct RoomActivityFeed: Sendable {
             for record in batch {
                 if record.topic == Topics.messageEvents {
                     if let stored = EventDecoding.decode(MessageStored.self, from: record) {
-                        sayers.append(Sayer(room: stored.message.room, session: stored.author, nick: stored.message.nick))
+                        sayers.append(
+                            Sayer(room: stored.message.room, session: stored.author, nick: stored.message.nick))
                     }
                     continue
                 }
@@ -69,13 +70,19 @@ struct RoomActivityFeed: Sendable {
                 if attempt == 1 {
                     logger.warning(
                         "activity events not applied yet",
-                        metadata: ["topic": "\(record?.topic ?? Topics.messageEvents)", "error": "\(String(reflecting: error))"])
+                        metadata: [
+                            "topic": "\(record?.topic ?? Topics.messageEvents)",
+                            "error": "\(String(reflecting: error))",
+                        ])
                 }
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
         logger.error(
             "activity events dropped after retries",
-            metadata: ["topic": "\(record?.topic ?? Topics.messageEvents)", "offset": "\(record.map { String($0.offset) } ?? "-")"])
+            metadata: [
+                "topic": "\(record?.topic ?? Topics.messageEvents)",
+                "offset": "\(record.map { String($0.offset) } ?? "-")",
+            ])
     }
 }

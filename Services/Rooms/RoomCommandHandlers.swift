@@ -42,7 +42,8 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(LeaveRoom.self) { command, _ in try await leave(command) }
         handlers.on(RenameMemberships.self) { command, _ in
-            try await store.renameMember(command.session.id, nick: command.session.nick, version: command.session.version)
+            try await store.renameMember(
+                command.session.id, nick: command.session.nick, version: command.session.version)
             return Done()
         }
         handlers.on(EndMemberships.self) { command, _ in
@@ -55,7 +56,8 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(SelectIdleRooms.self) { command, _ in
             let page = min(max(command.limit, 1), Limits.maxRoomBatch)
-            return try await store.idleRooms(after: command.after, before: WallClock.date(command.idleBeforeMs), limit: page)
+            return try await store.idleRooms(
+                after: command.after, before: WallClock.date(command.idleBeforeMs), limit: page)
         }
         handlers.on(RemoveIdleRooms.self, sealedWith: operatorSeal) { command, _ in try await removeIdle(command) }
         handlers.on(ListRoomsForAdmin.self) { command, _ in
@@ -76,14 +78,17 @@ struct RoomCommandHandlers: Sendable {
         if created.changed {
             logger.info(
                 "room created",
-                metadata: ["room": "\(created.value.id)", "session": "\(command.session)", "z": "\(command.zoom.value)"])
+                metadata: [
+                    "room": "\(created.value.id)", "session": "\(command.session)", "z": "\(command.zoom.value)",
+                ])
         }
         return created.value
     }
 
     func join(_ command: JoinRoom) async throws -> Done {
         let joined = try await store.join(
-            command.room, session: command.session, nick: command.nick, nickVersion: command.nickVersion, announce: true)
+            command.room, session: command.session, nick: command.nick, nickVersion: command.nickVersion, announce: true
+        )
         guard joined.value else { throw ProtocolError.noSuchChat }
         // Not awaited: the membership is committed, which is what `participants`
         // reads; the event only moves the room's last visit in gateways' indexes.
@@ -113,7 +118,9 @@ struct RoomCommandHandlers: Sendable {
         let outcome = removed.value
         logger.info(
             "rooms removed",
-            metadata: ["count": "\(outcome.new.count)", "asked": "\(command.rooms.count)", "reason": "\(command.reason)"])
+            metadata: [
+                "count": "\(outcome.new.count)", "asked": "\(command.rooms.count)", "reason": "\(command.reason)",
+            ])
         return outcome.all
     }
 
@@ -126,7 +133,8 @@ struct RoomCommandHandlers: Sendable {
             throw ProtocolError.noSuchChat
         case .removed:
             await outbox.announceAndWait(removal.event)
-            logger.info("room removed", metadata: ["room": "\(command.room)", "reason": "admin", "admin": "\(command.by)"])
+            logger.info(
+                "room removed", metadata: ["room": "\(command.room)", "reason": "admin", "admin": "\(command.by)"])
             return Done()
         }
     }

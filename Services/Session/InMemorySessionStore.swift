@@ -30,7 +30,9 @@ final class InMemorySessionStore: SessionStore {
     func start(nick: Nickname, key: String) async throws -> Announced<SessionInfo> {
         let now = now()
         return try rows.withLock { rows in
-            if let existing = rows.values.first(where: { $0.startKey == key }) { return Announced(existing.info, event: nil) }
+            if let existing = rows.values.first(where: { $0.startKey == key }) {
+                return Announced(existing.info, event: nil)
+            }
             let info = SessionInfo(id: .random(), nick: nick.value, version: 1)
             rows[info.id] = Row(info: info, startKey: key, lastSeenMs: now)
             return Announced(info, event: try stage(.started(info)))

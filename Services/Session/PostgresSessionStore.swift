@@ -9,29 +9,30 @@ struct PostgresSessionStore: SessionStore, PostgresStore {
     let database: Database
 
     static let schema: StaticString = "session"
-    static let migrations = [
-        Migration(
-            1, "sessions",
-            [
-                """
-                CREATE TABLE session.sessions (
-                    id text PRIMARY KEY,
-                    nick text NOT NULL,
-                    version bigint NOT NULL DEFAULT 1,
-                    start_key text NOT NULL UNIQUE,
-                    end_key text,
-                    created_at timestamptz NOT NULL DEFAULT now(),
-                    last_seen_at timestamptz NOT NULL DEFAULT now(),
-                    ended_at timestamptz,
-                    end_reason text)
-                """,
-                "CREATE INDEX sessions_idle ON session.sessions (last_seen_at) WHERE ended_at IS NULL",
-            ])
-    ] + AdminStore.migrations + [
-        Migration(3, "the outbox of session events", PostgresEventOutbox.tableStatements),
-        AdminStore.auditFilters,
-        AdminStore.auditSources,
-    ]
+    static let migrations =
+        [
+            Migration(
+                1, "sessions",
+                [
+                    """
+                    CREATE TABLE session.sessions (
+                        id text PRIMARY KEY,
+                        nick text NOT NULL,
+                        version bigint NOT NULL DEFAULT 1,
+                        start_key text NOT NULL UNIQUE,
+                        end_key text,
+                        created_at timestamptz NOT NULL DEFAULT now(),
+                        last_seen_at timestamptz NOT NULL DEFAULT now(),
+                        ended_at timestamptz,
+                        end_reason text)
+                    """,
+                    "CREATE INDEX sessions_idle ON session.sessions (last_seen_at) WHERE ended_at IS NULL",
+                ])
+        ] + AdminStore.migrations + [
+            Migration(3, "the outbox of session events", PostgresEventOutbox.tableStatements),
+            AdminStore.auditFilters,
+            AdminStore.auditSources,
+        ]
 
     static let service = "session"
     var outbox: any Outbox<StagedEvent> { PostgresEventOutbox(database: database, service: Self.service) }

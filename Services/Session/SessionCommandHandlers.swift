@@ -38,7 +38,9 @@ struct SessionCommandHandlers: Sendable {
 
     func rename(_ command: RenameSession) async throws -> SessionInfo {
         guard let nick = Nickname(command.nick) else { throw ProtocolError(.invalidNick, "nickname is not valid") }
-        guard let renamed = try await store.rename(command.session, to: nick) else { throw ProtocolError.invalidSession }
+        guard let renamed = try await store.rename(command.session, to: nick) else {
+            throw ProtocolError.invalidSession
+        }
         await outbox.announceAndWait(renamed.event)
         logger.info("session renamed", metadata: ["session": "\(command.session)", "nick": "\(nick)"])
         return renamed.value

@@ -159,7 +159,9 @@ public enum AdminAPI {
         public var error: ErrorResponse.Body
         public var job: ExpiryJobReport
         public init(job: ExpiryJobReport) {
-            error = .init(code: "run_under_way", message: "expiry job \(job.id) (\(job.trigger)) is under way; ask again when it has ended")
+            error = .init(
+                code: "run_under_way",
+                message: "expiry job \(job.id) (\(job.trigger)) is under way; ask again when it has ended")
             self.job = job
         }
     }

@@ -100,7 +100,10 @@ public final class KafkaConsumer: Sendable {
         }
         let current = generations.generation(atMs: wallClockMs())
         var opened: [TopicReader] = []
-        if case .group = mode, let previous = try? makeReader(generation: current - 1, start: readerStart(for: current - 1, opening: .first)) {
+        if case .group = mode,
+            let previous = try? makeReader(
+                generation: current - 1, start: readerStart(for: current - 1, opening: .first))
+        {
             do {
                 try await previous.begin()
                 opened.append(previous)
@@ -108,7 +111,8 @@ public final class KafkaConsumer: Sendable {
                 await previous.close()  // the broker has no such generation (it started since)
             }
         }
-        let reader = try makeReader(generation: current, start: readerStart(for: current, opening: opened.isEmpty ? .first : .next))
+        let reader = try makeReader(
+            generation: current, start: readerStart(for: current, opening: opened.isEmpty ? .first : .next))
         do {
             try await reader.begin()
         } catch {

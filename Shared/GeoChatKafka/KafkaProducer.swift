@@ -49,11 +49,13 @@ public final class KafkaProducer: RecordSender {
         let handle: RDKafkaProducerHandle
         do { handle = try activeHandle() } catch { return .completed(error) }
         let physical = settings.generations?.physical(topic, atMs: wallClockMs()) ?? topic
-        let ticket = handle.enqueue(topic: physical, partition: partition, key: key.map { Array($0.utf8) }, value: value)
+        let ticket = handle.enqueue(
+            topic: physical, partition: partition, key: key.map { Array($0.utf8) }, value: value)
         return RecordDelivery { [self] in
             guard case .failed(let reason, let needsFreshProducer) = await ticket.outcome() else {
                 KafkaMetrics.produced[settings.metricLabel(topic)].increment()
-                KafkaMetrics.producedBytes[settings.metricLabel(topic)].increment(by: value.count + (key?.utf8.count ?? 0))
+                KafkaMetrics.producedBytes[settings.metricLabel(topic)].increment(
+                    by: value.count + (key?.utf8.count ?? 0))
                 return
             }
             KafkaMetrics.produceErrors[settings.metricLabel(topic)].increment()

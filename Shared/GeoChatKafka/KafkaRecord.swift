@@ -9,7 +9,8 @@ public struct KafkaRecord: Sendable {
     /// `topic` is then the logical name. Nil: the topic does not rotate.
     public var generation: Int64?
 
-    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], generation: Int64? = nil) {
+    public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], generation: Int64? = nil)
+    {
         self.generation = generation
         self.topic = topic
         self.partition = partition

@@ -69,7 +69,8 @@ public struct KafkaSettings: Sendable {
     public init(
         brokers: String = "127.0.0.1:9092", clientID: String = "geochat", partitions: Int = 8,
         replicationFactor: Int = 1, sessionTimeoutMs: Int = 6000, fetchWaitMaxMs: Int = 10,
-        backgroundFetchWaitMaxMs: Int = 100, lingerMs: Int = 1, messageTimeoutMs: Int = 5000, overrides: [String: String] = [:]
+        backgroundFetchWaitMaxMs: Int = 100, lingerMs: Int = 1, messageTimeoutMs: Int = 5000,
+        overrides: [String: String] = [:]
     ) {
         self.brokers = brokers
         self.clientID = clientID
@@ -125,7 +126,8 @@ public struct KafkaSettings: Sendable {
     public func validate() throws(KafkaError) {
         try RDKafkaConfig.check(producerProperties)
         try RDKafkaConfig.check(
-            consumerProperties(group: "geochat-validate", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWaitMaxMs))
+            consumerProperties(
+                group: "geochat-validate", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWaitMaxMs))
     }
 
     func consumerProperties(group: String, commits: Bool, reset: String, fetchWaitMaxMs: Int) -> [String: String] {

@@ -62,7 +62,12 @@ public struct TopicProvisioner: Sendable {
                 let missing = topics.filter { !existing.contains($0.name) }
                 guard !missing.isEmpty else { return }
                 try client.createTopics(
-                    missing.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
+                    missing.map {
+                        (
+                            $0.name, $0.partitions ?? settings.partitions,
+                            $0.config(minInsyncReplicas: settings.minInsyncReplicas)
+                        )
+                    },
                     replicationFactor: settings.replicationFactor, timeoutMs: 5000)
             }
         case .verify:
@@ -70,7 +75,8 @@ public struct TopicProvisioner: Sendable {
                 try topics.filter { (try? client.partitionCount($0.name, timeoutMs: 5000)) ?? 0 < 1 }.map(\.name)
             }
             guard missing.isEmpty else {
-                throw KafkaError.admin("topics missing (GEOCHAT_KAFKA_TOPICS=verify): \(missing.joined(separator: ", "))")
+                throw KafkaError.admin(
+                    "topics missing (GEOCHAT_KAFKA_TOPICS=verify): \(missing.joined(separator: ", "))")
             }
         }
     }
@@ -97,7 +103,12 @@ public struct TopicProvisioner: Sendable {
         try await offloaded { [self] in
             try producer.administerApart { client in
                 try client.createTopics(
-                    topics.map { ($0.name, $0.partitions ?? settings.partitions, $0.config(minInsyncReplicas: settings.minInsyncReplicas)) },
+                    topics.map {
+                        (
+                            $0.name, $0.partitions ?? settings.partitions,
+                            $0.config(minInsyncReplicas: settings.minInsyncReplicas)
+                        )
+                    },
                     replicationFactor: settings.replicationFactor, timeoutMs: 5000)
             }
         }

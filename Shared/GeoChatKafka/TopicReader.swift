@@ -52,7 +52,9 @@ final class TopicReader: Sendable {
         metricsGroup: String, logger: Logger
     ) throws {
         self.generation = generation
-        let physical = logical.map { topic in generation.map { settings.generations!.physical(topic, generation: $0) } ?? topic }
+        let physical = logical.map { topic in
+            generation.map { settings.generations!.physical(topic, generation: $0) } ?? topic
+        }
         self.topics = physical
         self.logicalNames = Dictionary(zip(physical, logical), uniquingKeysWith: { first, _ in first })
         self.start = start
@@ -71,9 +73,15 @@ final class TopicReader: Sendable {
                 group: "tail-\(settings.clientID)", commits: false, reset: "earliest", fetchWaitMaxMs: fetchWaitMs)
         }
         handle = try RDKafkaConsumerHandle(properties: properties)
-        lagGauges = Dictionary(Set(logical.map(settings.metricLabel)).map { topicLabel in
-            (topicLabel, Gauge(label: MetricNames.kafkaConsumerLag, dimensions: [("topic", topicLabel), ("group", metricsGroup)]))
-        }, uniquingKeysWith: { first, _ in first })
+        lagGauges = Dictionary(
+            Set(logical.map(settings.metricLabel)).map { topicLabel in
+                (
+                    topicLabel,
+                    Gauge(
+                        label: MetricNames.kafkaConsumerLag,
+                        dimensions: [("topic", topicLabel), ("group", metricsGroup)])
+                )
+            }, uniquingKeysWith: { first, _ in first })
         queue = DispatchQueue(label: "kafka-consumer-\(physical.joined(separator: ","))")
     }
 
@@ -140,14 +148,15 @@ final class TopicReader: Sendable {
         let expected = nextOffsets.withLock { $0 }
         guard !expected.isEmpty else { return [] }
         // Watermark queries block on the network: off the poll queue, off the cooperative pool.
-        let behind = (try? await offloaded { [handle] in
-            expected.compactMap { partition, next -> PartitionID? in
-                guard let fetched = handle.lastFetchedHighWatermark(partition), next > fetched,
-                    let high = try? handle.watermarks(partition, timeoutMs: 1000).high, next > high
-                else { return nil }
-                return partition
-            }
-        }) ?? []
+        let behind =
+            (try? await offloaded { [handle] in
+                expected.compactMap { partition, next -> PartitionID? in
+                    guard let fetched = handle.lastFetchedHighWatermark(partition), next > fetched,
+                        let high = try? handle.watermarks(partition, timeoutMs: 1000).high, next > high
+                    else { return nil }
+                    return partition
+                }
+            }) ?? []
         guard !behind.isEmpty else { return [] }
         do {
             // Seeks on the poll queue, so no poll runs between the check and the seek.
@@ -187,9 +196,10 @@ final class TopicReader: Sendable {
                 // generation of a gateway's feed for about a second.
                 try? await Task.sleep(for: .milliseconds(3 * fetchWaitMs))
                 let next = nextOffsets.withLock { $0 }
-                targets = Dictionary(uniqueKeysWithValues: next.map { p, offset in
-                    (p, handle.lastFetchedHighWatermark(p) ?? offset)
-                })
+                targets = Dictionary(
+                    uniqueKeysWithValues: next.map { p, offset in
+                        (p, handle.lastFetchedHighWatermark(p) ?? offset)
+                    })
             }
             if targets == nil {
                 targets = try? await offloaded { [self] in
@@ -243,7 +253,9 @@ final class TopicReader: Sendable {
 
     /// The partitions it holds right now, by logical topic.
     func assignment() -> [TopicAssignment] {
-        handle.assignment().map { TopicAssignment(topic: logicalNames[$0.topic] ?? $0.topic, partitions: $0.partitions) }
+        handle.assignment().map {
+            TopicAssignment(topic: logicalNames[$0.topic] ?? $0.topic, partitions: $0.partitions)
+        }
     }
 
     /// Leaves the group (committing what was processed) and frees the handle.
@@ -350,7 +362,9 @@ final class TopicReader: Sendable {
         }
         guard due else { return }
         var lagByLabel: [String: Int64] = [:]
-        for (topic, lag) in handle.lagByTopic() { lagByLabel[metricLabel(logicalNames[topic] ?? topic), default: 0] += lag }
+        for (topic, lag) in handle.lagByTopic() {
+            lagByLabel[metricLabel(logicalNames[topic] ?? topic), default: 0] += lag
+        }
         for (label, lag) in lagByLabel { lagGauges[label]?.record(lag) }
     }
 

@@ -24,7 +24,8 @@ extension Database {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
             do {
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: """
@@ -39,7 +40,8 @@ extension Database {
                 ).decode(Int.self) {
                     applied.insert(version)
                 }
-                for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+                for migration in migrations.sorted(by: { $0.version < $1.version })
+                where !applied.contains(migration.version) {
                     try await connection.withTransaction(logger: logger) { tx in
                         for statement in migration.statements {
                             try await tx.query(PostgresQuery(unsafeSQL: "\(statement)"), logger: logger)
@@ -49,7 +51,11 @@ extension Database {
                                 unsafeSQL: "INSERT INTO \(schema).schema_migrations (version, name) VALUES ($1, $2)",
                                 binds: Self.binds(migration.version, migration.name)), logger: logger)
                     }
-                    logger.info("migration applied", metadata: ["schema": "\(schema)", "version": "\(migration.version)", "name": "\(migration.name)"])
+                    logger.info(
+                        "migration applied",
+                        metadata: [
+                            "schema": "\(schema)", "version": "\(migration.version)", "name": "\(migration.name)",
+                        ])
                 }
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
@@ -68,7 +74,9 @@ extension Database {
             } catch {
                 attempt += 1
                 if attempt == 1 || attempt % 10 == 0 {
-                    logger.warning("migrations not applied yet, retrying", metadata: ["schema": "\(schema)", "error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "migrations not applied yet, retrying",
+                        metadata: ["schema": "\(schema)", "error": "\(String(reflecting: error))"])
                 }
                 try await Task.sleep(for: .milliseconds(min(2000, 200 * attempt)))
             }
@@ -85,7 +93,9 @@ extension Database {
     /// Takes the transaction-level advisory lock `key` if no one holds it
     /// (`pg_try_advisory_xact_lock`): held until the transaction ends, also when
     /// its connection dies. False: another transaction holds it.
-    public static func tryTransactionLock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+    public static func tryTransactionLock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async throws
+        -> Bool
+    {
         for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: logger)
             .decode(Bool.self)
         {

@@ -61,7 +61,8 @@ public struct PostgresSettings: Sendable {
                 do {
                     tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
                 } catch {
-                    throw ConfigurationError(key: "pg.sslrootcert", value: path, expected: "a readable PEM file of CA certificates")
+                    throw ConfigurationError(
+                        key: "pg.sslrootcert", value: path, expected: "a readable PEM file of CA certificates")
                 }
             }
             return tls
@@ -83,12 +84,15 @@ extension PostgresSettings {
                 key: "pg.sslmode", value: modeName, expected: TLSMode.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let poolSize = try configuration.int("pg.pool.size", default: 16)
-        guard poolSize >= 1 else { throw ConfigurationError(key: "pg.pool.size", value: String(poolSize), expected: "1 or more") }
+        guard poolSize >= 1 else {
+            throw ConfigurationError(key: "pg.pool.size", value: String(poolSize), expected: "1 or more")
+        }
         var timeout: Int?
         if configuration.string("pg.statement.timeout.ms") != nil {
             timeout = try configuration.int("pg.statement.timeout.ms", default: 0)
             guard timeout! >= 0 else {
-                throw ConfigurationError(key: "pg.statement.timeout.ms", value: String(timeout!), expected: "0 (none) or more")
+                throw ConfigurationError(
+                    key: "pg.statement.timeout.ms", value: String(timeout!), expected: "0 (none) or more")
             }
         }
         self.init(
@@ -108,7 +112,8 @@ extension PostgresSettings {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
             let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty
         else {
-            throw ConfigurationError(key: "pg.password.file", value: file, expected: "a readable file whose first line is the password")
+            throw ConfigurationError(
+                key: "pg.password.file", value: file, expected: "a readable file whose first line is the password")
         }
         return String(line)
     }

@@ -14,7 +14,10 @@ public struct Configuration: Sendable {
         var i = 1
         while i < arguments.count {
             let argument = arguments[i]
-            guard argument.hasPrefix("--") else { i += 1; continue }
+            guard argument.hasPrefix("--") else {
+                i += 1
+                continue
+            }
             let body = argument.dropFirst(2)
             if let eq = body.firstIndex(of: "=") {
                 flags[String(body[..<eq])] = String(body[body.index(after: eq)...])
@@ -72,7 +75,8 @@ public struct Configuration: Sendable {
     /// `#` and `!` start comments, blanks around keys and values are dropped.
     /// A line without a separator is an error naming the file and line.
     public static func propertiesFile(at path: String) throws -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
             throw ConfigurationError(key: "file", value: path, expected: "a readable UTF-8 properties file")
         }
         var properties: [String: String] = [:]
@@ -84,7 +88,8 @@ public struct Configuration: Sendable {
             }
             let key = line[..<separator].trimmingCharacters(in: .whitespaces)
             guard !key.isEmpty else {
-                throw ConfigurationError(key: "\(path):\(number + 1)", value: line, expected: "a key before the separator")
+                throw ConfigurationError(
+                    key: "\(path):\(number + 1)", value: line, expected: "a key before the separator")
             }
             properties[key] = line[line.index(after: separator)...].trimmingCharacters(in: .whitespaces)
         }

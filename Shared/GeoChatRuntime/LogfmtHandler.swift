@@ -21,10 +21,13 @@ public struct LogfmtHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = "ts=\(Self.timestamp()) level=\(event.level) service=\(label) msg=\(Self.quote(event.message.description))"
+        var line =
+            "ts=\(Self.timestamp()) level=\(event.level) service=\(label) msg=\(Self.quote(event.message.description))"
         var all = metadata.merging(event.metadata ?? [:]) { $1 }
         if let error = event.error { all["error"] = "\(error)" }
-        for key in all.keys.sorted() { line += " \(ControlCharacters.escaped(key))=\(Self.quote(all[key]!.description))" }
+        for key in all.keys.sorted() {
+            line += " \(ControlCharacters.escaped(key))=\(Self.quote(all[key]!.description))"
+        }
         line += "\n"
         FileHandle.standardError.write(Data(line.utf8))
     }

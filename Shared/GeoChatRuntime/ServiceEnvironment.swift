@@ -60,7 +60,9 @@ public struct ServiceEnvironment: Sendable {
     /// (32 bytes, base64) or the file named by `operator.key.file`; missing or
     /// malformed: exit status 2, as for the login seal key.
     public func operatorSeal() -> OperatorSeal {
-        key("operator.key", heldBy: "every gateway with the admin API, expiry, rooms and messaging service", OperatorSeal.init(base64:))
+        key(
+            "operator.key", heldBy: "every gateway with the admin API, expiry, rooms and messaging service",
+            OperatorSeal.init(base64:))
     }
 
     /// A 32-byte base64 key from `<name>` or the file `<name>.file` names. Missing or
@@ -76,7 +78,10 @@ public struct ServiceEnvironment: Sendable {
         guard let text else {
             logger.critical(
                 "configuration refused; not starting",
-                metadata: ["error": "\(variable) or \(variable)_FILE must be set: 32 random bytes, base64 (openssl rand -base64 32), the same on \(holders)"])
+                metadata: [
+                    "error":
+                        "\(variable) or \(variable)_FILE must be set: 32 random bytes, base64 (openssl rand -base64 32), the same on \(holders)"
+                ])
             Self.exitForBadConfiguration()
         }
         guard let key = make(text) else {
@@ -96,12 +101,14 @@ public struct ServiceEnvironment: Sendable {
         let profileName = configuration.string("kafka.profile", default: BrokerProfile.kafka.rawValue)
         guard let profile = BrokerProfile(rawValue: profileName) else {
             throw ConfigurationError(
-                key: "kafka.profile", value: profileName, expected: BrokerProfile.allCases.map(\.rawValue).joined(separator: " or "))
+                key: "kafka.profile", value: profileName,
+                expected: BrokerProfile.allCases.map(\.rawValue).joined(separator: " or "))
         }
         let modeName = configuration.string("kafka.topics", default: TopicsMode.create.rawValue)
         guard let topicsMode = TopicsMode(rawValue: modeName) else {
             throw ConfigurationError(
-                key: "kafka.topics", value: modeName, expected: TopicsMode.allCases.map(\.rawValue).joined(separator: " or "))
+                key: "kafka.topics", value: modeName,
+                expected: TopicsMode.allCases.map(\.rawValue).joined(separator: " or "))
         }
         // Tansu answers a waiting fetch only when its wait ends, so the wait is
         // the latency; Kafka answers as soon as a record arrives, so a long wait
@@ -121,20 +128,24 @@ public struct ServiceEnvironment: Sendable {
             replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
             sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
             fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: interactiveWait),
-            backgroundFetchWaitMaxMs: try configuration.int("kafka.background.fetch.wait.max.ms", default: backgroundWait),
+            backgroundFetchWaitMaxMs: try configuration.int(
+                "kafka.background.fetch.wait.max.ms", default: backgroundWait),
             lingerMs: try configuration.int("kafka.linger.ms", default: 1),
             messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000),
             overrides: overrides)
         settings.profile = profile
         settings.topicsMode = topicsMode
-        let replyTopicRecords = try configuration.int("kafka.reply.topic.records", default: profile == .tansu ? 2000 : 0)
+        let replyTopicRecords = try configuration.int(
+            "kafka.reply.topic.records", default: profile == .tansu ? 2000 : 0)
         settings.replyTopicRecords = replyTopicRecords > 0 ? replyTopicRecords : nil
-        let generationSeconds = try configuration.int("kafka.topic.generation.seconds", default: profile == .tansu ? 60 : 0)
+        let generationSeconds = try configuration.int(
+            "kafka.topic.generation.seconds", default: profile == .tansu ? 60 : 0)
         if generationSeconds > 0 {
             settings.generations = TopicGenerations(periodMs: Int64(generationSeconds) * 1000, rotates: Topics.rotates)
         }
         if profile == .kafka {
-            settings.groupLessFetchWaitMaxMs = try configuration.int("kafka.groupless.fetch.wait.max.ms", default: 10_000)
+            settings.groupLessFetchWaitMaxMs = try configuration.int(
+                "kafka.groupless.fetch.wait.max.ms", default: 10_000)
         }
         if configuration.string("kafka.min.insync.replicas") != nil {
             settings.minInsyncReplicas = try configuration.int("kafka.min.insync.replicas", default: 1)

@@ -80,13 +80,15 @@ public struct ServiceHost: Sendable {
     public mutating func consumer(
         _ topics: [String], _ mode: KafkaConsumer.Mode, pace: KafkaConsumer.Pace
     ) throws -> KafkaConsumer {
-        let consumer = try KafkaConsumer(settings: environment.kafka, topics: topics, mode: mode, pace: pace, logger: logger)
+        let consumer = try KafkaConsumer(
+            settings: environment.kafka, topics: topics, mode: mode, pace: pace, logger: logger)
         consumers.append(consumer)
         if consumer.rotates {
             runs("generations \(topics.joined(separator: ","))") { await consumer.followGenerations() }
         }
         // Only the dev broker makes topics anew (a Kafka cluster keeps them).
-        if case .group = mode {} else if environment.kafka.profile == .tansu {
+        if case .group = mode {
+        } else if environment.kafka.profile == .tansu {
             runs("follow \(topics.joined(separator: ","))") { await consumer.followRecreatedTopics() }
         }
         return consumer
@@ -123,16 +125,19 @@ public struct ServiceHost: Sendable {
         let http =
             application?(health)
             ?? [adminServer(health: health, host: environment.httpHost, port: environment.httpPort, logger: logger)]
-        let worker = Worker(environment.service, body: { [self] in
-            try await startUp()
-            readiness.markStarted()
-            logger.info("\(environment.service) ready to start", metadata: ["http_port": "\(environment.httpPort)"])
-            await runComponents()
-        }, shutdown: { [consumers, bus, producer, environment] in
-            for consumer in consumers { await consumer.close() }
-            await bus?.shutdown(deletingReplyTopic: environment.instanceIDIsGenerated)
-            producer.close()
-        })
+        let worker = Worker(
+            environment.service,
+            body: { [self] in
+                try await startUp()
+                readiness.markStarted()
+                logger.info("\(environment.service) ready to start", metadata: ["http_port": "\(environment.httpPort)"])
+                await runComponents()
+            },
+            shutdown: { [consumers, bus, producer, environment] in
+                for consumer in consumers { await consumer.close() }
+                await bus?.shutdown(deletingReplyTopic: environment.instanceIDIsGenerated)
+                producer.close()
+            })
         try await runServiceGroup(resources + [worker] + http, logger: logger)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import GeoChatDomain
 import GeoChatBus
+import GeoChatDomain
 import Logging
 import Testing
 import XCTest
@@ -29,8 +29,11 @@ final class KafkaTransportTests: XCTestCase {
         let topic = uniqueTopic("tail")
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))])
-        let consumer = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
+            TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))
+        ])
+        let consumer = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
         try await consumer.start()
         for i in 0..<40 {
             try await producer.send(topic: topic, key: "room-\(i % 4)", value: Array("\(i)".utf8), partition: nil)
@@ -55,10 +58,13 @@ final class KafkaTransportTests: XCTestCase {
         let group = "test-group-\(UUID().uuidString.prefix(8))"
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, partitions: 1, retention: .time(milliseconds: 3_600_000))])
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
+            TopicSpec(name: topic, partitions: 1, retention: .time(milliseconds: 3_600_000))
+        ])
         for i in 0..<10 { try await producer.send(topic: topic, key: nil, value: Array("\(i)".utf8), partition: 0) }
 
-        let first = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        let first = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await first.start()
         var iterator = first.records.makeAsyncIterator()
         for expected in 0..<5 {
@@ -70,7 +76,8 @@ final class KafkaTransportTests: XCTestCase {
         _ = await iterator.next()  // read but never processed: must be delivered again
         await first.close()
 
-        let second = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        let second = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await second.start()
         var again = second.records.makeAsyncIterator()
         let next = await again.next()
@@ -84,9 +91,13 @@ final class KafkaTransportTests: XCTestCase {
         let group = "test-share-\(UUID().uuidString.prefix(8))"
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([TopicSpec(name: topic, partitions: 4, retention: .time(milliseconds: 3_600_000))])
-        let a = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
-        let b = try KafkaConsumer(settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
+            TopicSpec(name: topic, partitions: 4, retention: .time(milliseconds: 3_600_000))
+        ])
+        let a = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        let b = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
         try await a.start()
         try await b.start()
         // Assignments are handed out while the members poll.
@@ -94,7 +105,8 @@ final class KafkaTransportTests: XCTestCase {
         let pollB = Task { for await _ in b.records {} }
         var shared = false
         for _ in 0..<150 {
-            let pa = a.assignment().flatMap(\.partitions), pb = b.assignment().flatMap(\.partitions)
+            let pa = a.assignment().flatMap(\.partitions)
+            let pb = b.assignment().flatMap(\.partitions)
             if !pa.isEmpty, !pb.isEmpty, Set(pa).isDisjoint(with: pb), Set(pa + pb) == [0, 1, 2, 3] {
                 shared = true
                 break
@@ -117,7 +129,8 @@ final class KafkaTransportTests: XCTestCase {
             instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
         let busTask = Task { try await bus.run() }
         let owner = try KafkaConsumer(
-            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive, logger: logger)
+            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive,
+            logger: logger)
         try await owner.start()
         var handlers = CommandHandlers(topic: Probe.topic)
         handlers.on(Probe.self) { probe, context in
@@ -204,7 +217,8 @@ struct TopicProvisionerTests {
 
     @Test func ensuringATopicTwiceKeepsItWithTheAskedPartitions() throws {
         let settings = KafkaSettings(
-            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4,
+            sessionTimeoutMs: 2000)
         let topic = "test.twice.\(UUID().uuidString.prefix(8))"
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
@@ -223,9 +237,12 @@ struct TopicProvisionerTests {
 
     @Test func verifyingNamesTheMissingTopicsAndCreatesNothing() throws {
         let settings = KafkaSettings(
-            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 2, sessionTimeoutMs: 2000)
-        let present = TopicSpec(name: "test.present.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
-        let missing = TopicSpec(name: "test.missing.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
+            brokers: testBrokers!, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 2,
+            sessionTimeoutMs: 2000)
+        let present = TopicSpec(
+            name: "test.present.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
+        let missing = TopicSpec(
+            name: "test.missing.\(UUID().uuidString.prefix(8))", retention: .time(milliseconds: 60_000))
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)

@@ -1,6 +1,6 @@
 import Foundation
-import GeoChatDomain
 import GeoChatBus
+import GeoChatDomain
 import GeoChatKafka
 import Logging
 import XCTest

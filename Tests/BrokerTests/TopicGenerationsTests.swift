@@ -17,7 +17,10 @@ final class TopicGenerationNameTests: XCTestCase {
     }
 
     func testStateAdminAndReplyTopicsKeepTheirNames() {
-        for topic in [Topics.settings, Topics.bans, Topics.adminCommands, Topics.expiryCommands, Topics.replies(instance: "gateway-1")] {
+        for topic in [
+            Topics.settings, Topics.bans, Topics.adminCommands, Topics.expiryCommands,
+            Topics.replies(instance: "gateway-1"),
+        ] {
             XCTAssertEqual(generations.physical(topic, generation: 7), topic)
             XCTAssertEqual(generations.logical(topic).topic, topic)
             XCTAssertNil(generations.logical(topic).generation)
@@ -61,12 +64,13 @@ final class TopicGenerationTests: XCTestCase {
         let group = try KafkaConsumer(
             settings: settings, topics: [topic], mode: .group("test-rotating-\(UUID().uuidString.prefix(8))"),
             pace: .interactive, logger: logger)
-        let tail = try KafkaConsumer(settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        let tail = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
         try await group.start()
         try await tail.start()
         XCTAssertTrue(group.rotates)
         let following = [Task { await group.followGenerations() }, Task { await tail.followGenerations() }]
-        defer { following.forEach { $0.cancel() } }
+        defer { for task in following { task.cancel() } }
         for _ in 0..<100 where !group.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
 
         // 12 s of records, one every 20 ms, over 8 keys: three switches or more.

@@ -38,7 +38,8 @@ extension GatewayRouterTests {
             let roomID = try #require(room["id"] as? Int)
             #expect(room["latitude"] as? Double == 52.5163 && room["longitude"] as? Double == 13.3777)
 
-            let (_, box, _) = try await json(client, .get, "/rooms?south=52&west=13&north=53&east=14&minZoom=10&maxZoom=14")
+            let (_, box, _) = try await json(
+                client, .get, "/rooms?south=52&west=13&north=53&east=14&minZoom=10&maxZoom=14")
             #expect(((box["rooms"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? Int } == [roomID])
 
             let (_, one, _) = try await json(client, .get, "/rooms/\(roomID)")
@@ -77,14 +78,20 @@ extension GatewayRouterTests {
                 (.get, "/rooms/nearest?latitude=89&longitude=0", nil, .badRequest, "bad_param"),
                 (.get, "/rooms/nearest?latitude=0&longitude=0&radius=-1", nil, .badRequest, "bad_param"),
                 (.get, "/rooms/nearest?latitude=0&longitude=0&direction=10", nil, .badRequest, "missing_param"),
-                (.get, "/rooms/nearest?latitude=0&longitude=0&semiMajor=10&semiMinor=20", nil, .badRequest, "bad_param"),
+                (
+                    .get, "/rooms/nearest?latitude=0&longitude=0&semiMajor=10&semiMinor=20", nil, .badRequest,
+                    "bad_param"
+                ),
                 (.get, "/rooms/abc", nil, .badRequest, "bad_param"),
                 (.get, "/rooms/999", nil, .notFound, "no_such_chat"),
                 (.get, "/rooms/999/messages", nil, .notFound, "no_such_chat"),
                 (.get, "/rooms/1/messages?wait=26", nil, .badRequest, "bad_param"),
                 (.get, "/rooms/999/events", nil, .notFound, "no_such_chat"),
                 (.get, "/rooms/999/events?after=-1", nil, .badRequest, "bad_param"),
-                (.post, "/rooms", #"{"latitude":1,"longitude":2,"zoom":3,"topic":"t"}"#, .unauthorized, "invalid_session"),
+                (
+                    .post, "/rooms", #"{"latitude":1,"longitude":2,"zoom":3,"topic":"t"}"#, .unauthorized,
+                    "invalid_session"
+                ),
                 (.get, "/nothing/here", nil, .notFound, "unknown_command"),
             ]
             for (method, path, body, status, code) in cases {

@@ -29,7 +29,8 @@ import Testing
         }
         expiry.on(ListExpiryJobs.self) { command, _ in
             (0..<Int64(command.limit)).map {
-                ExpiryJobReport(id: $0, trigger: "schedule", dryRun: false, status: .finished, idleBeforeMs: 0, startedAtMs: 1)
+                ExpiryJobReport(
+                    id: $0, trigger: "schedule", dryRun: false, status: .finished, idleBeforeMs: 0, startedAtMs: 1)
             }
         }
         bus = InMemoryCommandBus([expiry])

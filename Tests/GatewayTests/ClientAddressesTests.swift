@@ -18,7 +18,8 @@ import Testing
         let addresses = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!])
         let spoofed = headers([("X-Forwarded-For", "1.2.3.4"), ("Forwarded", "for=5.6.7.8")])
         #expect(addresses.key(peer: "198.51.100.7", headers: spoofed) == "198.51.100.7")
-        #expect(ClientAddresses().key(peer: "127.0.0.1", headers: spoofed) == "127.0.0.1", "no proxy is trusted by default")
+        #expect(
+            ClientAddresses().key(peer: "127.0.0.1", headers: spoofed) == "127.0.0.1", "no proxy is trusted by default")
     }
 
     @Test func behindTrustedProxiesTheNearestUntrustedHopIsTheClient() {
@@ -50,14 +51,17 @@ import Testing
         #expect(envoy.key(peer: "10.1.2.3", headers: request) == "198.51.100.4")
         // A proxy that sets X-Real-IP: the address it set, the client's own X-Forwarded-For ignored.
         let realIP = ClientAddresses(trustedProxies: [IPNetwork("10.0.0.0/8")!], header: .xRealIP)
-        #expect(realIP.key(peer: "10.1.2.3", headers: headers([("X-Forwarded-For", "1.1.1.1"), ("X-Real-IP", "198.51.100.5")]))
+        #expect(
+            realIP.key(
+                peer: "10.1.2.3", headers: headers([("X-Forwarded-For", "1.1.1.1"), ("X-Real-IP", "198.51.100.5")]))
                 == "198.51.100.5")
         #expect(realIP.key(peer: "10.1.2.3", headers: headers([])) == "10.1.2.3")
     }
 
     @Test func ipv6CountsByItsSlash64AndMappedIPv4AsIPv4() {
         let addresses = ClientAddresses()
-        #expect(addresses.key(peer: "2001:db8:1:2:aaaa::1", headers: HTTPFields())
+        #expect(
+            addresses.key(peer: "2001:db8:1:2:aaaa::1", headers: HTTPFields())
                 == addresses.key(peer: "2001:db8:1:2:ffff:ffff:ffff:ffff", headers: HTTPFields()))
         #expect(addresses.key(peer: "2001:db8:1:3::1", headers: HTTPFields()) == "2001:db8:1:3::/64")
         #expect(addresses.key(peer: "::ffff:192.0.2.5", headers: HTTPFields()) == "192.0.2.5")
@@ -69,12 +73,15 @@ import Testing
         #expect(IPNetwork("fd00::/8")!.contains(IPAddress("fd12::1")!))
         #expect(!IPNetwork("fd00::/8")!.contains(IPAddress("10.0.0.1")!))
         #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("example.com") == nil)
-        let configured = try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_TRUSTED_PROXIES": "10.0.0.0/8, ::1"]))
+        let configured = try ClientAddresses(
+            Configuration(arguments: [], environment: ["GEOCHAT_TRUSTED_PROXIES": "10.0.0.0/8, ::1"]))
         #expect(configured.trustedProxies.count == 2)
         #expect(throws: ConfigurationError.self) {
-            try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_TRUSTED_PROXIES": "10.0.0.0/8,bogus"]))
+            try ClientAddresses(
+                Configuration(arguments: [], environment: ["GEOCHAT_TRUSTED_PROXIES": "10.0.0.0/8,bogus"]))
         }
-        let header = try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_CLIENT_ADDRESS_HEADER": "Forwarded"]))
+        let header = try ClientAddresses(
+            Configuration(arguments: [], environment: ["GEOCHAT_CLIENT_ADDRESS_HEADER": "Forwarded"]))
         #expect(header.header == .forwarded)
         #expect(throws: ConfigurationError.self) {
             try ClientAddresses(Configuration(arguments: [], environment: ["GEOCHAT_CLIENT_ADDRESS_HEADER": "via"]))

@@ -1,11 +1,8 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import GeoChatBus
-import GeoChatTestSupport
 import GeoChatDomain
 import GeoChatRuntime
+import GeoChatTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -16,6 +13,10 @@ import Testing
 @testable import MessagingService
 @testable import RoomsService
 @testable import SessionService
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The gateway as phones see it, through its router (`app.test(.router)`),
 /// over an in-memory cluster: the session, rooms and messaging services' real
@@ -33,7 +34,8 @@ import Testing
         let bus = InMemoryCommandBus()
         let events = RecordedEvents()
         published = events
-        let sessionStore = InMemorySessionStore(), roomStore = InMemoryRoomStore()
+        let sessionStore = InMemorySessionStore()
+        let roomStore = InMemoryRoomStore()
         let keys = AdminKeys(login: TestKeys.loginSeal(), operatorCommands: TestKeys.operatorSeal())
         bus.register(
             SessionCommandHandlers(
@@ -48,13 +50,16 @@ import Testing
         let messageStore = InMemoryMessageStore()
         bus.register(
             MessagingCommandHandlers(
-                store: messageStore, bus: bus, outbox: OutboxRelay(outbox: MessageOutbox(store: messageStore), events: events, logger: logger),
+                store: messageStore, bus: bus,
+                outbox: OutboxRelay(outbox: MessageOutbox(store: messageStore), events: events, logger: logger),
                 operatorSeal: keys.operatorCommands, logger: logger
             ).handlers)
         let environment = [
-            "GEOCHAT_RATE_POST_PER_S": "0", "GEOCHAT_RATE_POST_ADDRESS_PER_S": "0", "GEOCHAT_RATE_POST_MIN_INTERVAL_MS": "0",
+            "GEOCHAT_RATE_POST_PER_S": "0", "GEOCHAT_RATE_POST_ADDRESS_PER_S": "0",
+            "GEOCHAT_RATE_POST_MIN_INTERVAL_MS": "0",
             "GEOCHAT_RATE_CREATE_PER_S": "0", "GEOCHAT_RATE_CREATE_ADDRESS_PER_S": "0",
-            "GEOCHAT_RATE_START_ADDRESS_PER_S": "0", "GEOCHAT_RATE_ROOMS_PER_HOUR": "0", "GEOCHAT_PATH_PREFIX": "/geochat",
+            "GEOCHAT_RATE_START_ADDRESS_PER_S": "0", "GEOCHAT_RATE_ROOMS_PER_HOUR": "0",
+            "GEOCHAT_PATH_PREFIX": "/geochat",
             "GEOCHAT_RATE_CHANGE_PER_S": "0", "GEOCHAT_RATE_HISTORY_ADDRESS_PER_S": "0",
             "GEOCHAT_RATE_WIDE_REGION_ADDRESS_PER_S": "0", "GEOCHAT_RATE_CHANGE_ADDRESS_PER_S": "0",
             "GEOCHAT_RATE_PARTICIPANTS_ADDRESS_PER_S": "0",
@@ -75,7 +80,8 @@ import Testing
 
     /// The text of the one element named `tag`, or of its attribute.
     static func value(_ xml: String, _ tag: String, attribute: String? = nil) -> String? {
-        guard let document = try? XMLDocument(xmlString: xml), let node = try? document.nodes(forXPath: "//\(tag)").first
+        guard let document = try? XMLDocument(xmlString: xml),
+            let node = try? document.nodes(forXPath: "//\(tag)").first
         else { return nil }
         if let attribute { return (node as? XMLElement)?.attribute(forName: attribute)?.stringValue }
         return node.stringValue
@@ -102,7 +108,8 @@ import Testing
 
             let (_, rooms) = try await get(client, "v=5&cmd=chats&lon1=0.2&lat1=0.4&lon2=0.3&lat2=0.6&minz=6&maxz=12")
             #expect(Self.value(rooms, "chat/id") == room)
-            let (_, elsewhere) = try await get(client, "v=5&cmd=chats&lon1=0.6&lat1=0.4&lon2=0.7&lat2=0.6&minz=6&maxz=12")
+            let (_, elsewhere) = try await get(
+                client, "v=5&cmd=chats&lon1=0.6&lat1=0.4&lon2=0.7&lat2=0.6&minz=6&maxz=12")
             #expect(Self.value(elsewhere, "chat/id") == nil)
 
             let (_, joined) = try await get(client, "v=5&cmd=join&sessionid=\(session)&chatid=\(room)")
@@ -150,14 +157,18 @@ import Testing
     }
 
     var health: HealthRoutes {
-        HealthRoutes(isReady: { true }) { ServiceStatus(service: "gateway", instance: "gateway-test", ready: true, assignments: []) }
+        HealthRoutes(
+            isReady: { true },
+            status: { ServiceStatus(service: "gateway", instance: "gateway-test", ready: true, assignments: []) })
     }
 
     @Test func thePublicListenerServesOnlyTheProtocolAndTheProbes() async throws {
         try await application.test(.router) { client in
             try await client.execute(uri: "/ready", method: .get) { response in #expect(response.status == .ok) }
             for path in ["/geochat/admin/rooms", "/geochat/admin/login", "/status", "/metrics"] {
-                try await client.execute(uri: path, method: .get) { response in #expect(response.status == .notFound, "\(path)") }
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .notFound, "\(path)")
+                }
             }
         }
     }
@@ -185,10 +196,15 @@ import Testing
             #expect(response.headers[.xFrameOptions] == "DENY", "\(what)")
             let policy = response.headers[.contentSecurityPolicy] ?? ""
             #expect(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "\(what)")
-            #expect(policy.contains("script-src 'self'") && !policy.contains("script-src 'self' 'unsafe-inline'"), "\(what)")
+            #expect(
+                policy.contains("script-src 'self'") && !policy.contains("script-src 'self' 'unsafe-inline'"), "\(what)"
+            )
         }
         try await application.test(.router) { client in
-            for uri in ["/ready", "/geochat/chat.php?cmd=start&nick=Ann", "/geochat/chat.php?cmd=bogus", "/api/v1/rooms/1", "/no/such/path"] {
+            for uri in [
+                "/ready", "/geochat/chat.php?cmd=start&nick=Ann", "/geochat/chat.php?cmd=bogus", "/api/v1/rooms/1",
+                "/no/such/path",
+            ] {
                 try await client.execute(uri: uri, method: .get) { response in check(response, uri) }
             }
         }
@@ -218,7 +234,9 @@ import Testing
             logger: Logger(label: "router-test"))
         try await publicOnly.buildAdminApplication(health: health, port: 0).test(.router) { client in
             for path in ["/geochat/admin/login", "/geochat/admin/rooms"] {
-                try await client.execute(uri: path, method: .post) { response in #expect(response.status == .notFound, "\(path)") }
+                try await client.execute(uri: path, method: .post) { response in
+                    #expect(response.status == .notFound, "\(path)")
+                }
             }
             try await client.execute(uri: "/status", method: .get) { response in #expect(response.status == .ok) }
             try await client.execute(uri: "/metrics", method: .get) { response in #expect(response.status == .ok) }

@@ -1,8 +1,9 @@
-@testable import Gateway
-@testable import GatewayCore
 import GeoChatDomain
 import GeoChatLegacyProtocol
 import XCTest
+
+@testable import Gateway
+@testable import GatewayCore
 
 final class LegacyRoutesTests: XCTestCase {
     func testPrefixSpellings() {

@@ -17,7 +17,9 @@ final class LoginThrottleTests: XCTestCase {
     func testAGrantedLoginIsNoFailure() {
         let throttle = LoginThrottle(limit: 2, window: .seconds(60))
         for _ in 0..<5 {
-            guard let ticket = throttle.admit(address: "10.0.0.1") else { return XCTFail("a granted login used up the limit") }
+            guard let ticket = throttle.admit(address: "10.0.0.1") else {
+                return XCTFail("a granted login used up the limit")
+            }
             throttle.succeeded(ticket)
         }
         XCTAssertNotNil(throttle.admit(address: "10.0.0.1"))
@@ -30,7 +32,9 @@ final class LoginThrottleTests: XCTestCase {
         let throttle = LoginThrottle(limit: 3, window: .seconds(60))
         for _ in 0..<50 { _ = throttle.admit(address: "198.51.100.66") }
         XCTAssertNil(throttle.admit(address: "198.51.100.66"))
-        guard let admin = throttle.admit(address: "10.0.0.7") else { return XCTFail("an admin elsewhere was held back") }
+        guard let admin = throttle.admit(address: "10.0.0.7") else {
+            return XCTFail("an admin elsewhere was held back")
+        }
         throttle.succeeded(admin)
         XCTAssertNotNil(throttle.admit(address: "10.0.0.7"))
     }

@@ -29,8 +29,11 @@ import Testing
             "GEOCHAT_MAP_GEOCODER_URL": "https://geo.example.org:8443/search",
         ])
         let document = try JSONSerialization.jsonObject(with: Data(map.json.utf8)) as! [String: Any]
-        #expect((document["tiles"] as! [String: Any])["url"] as? String == "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
-        #expect((document["tiles"] as! [String: Any])["attribution"] as? String == "© OpenStreetMap contributors \"quoted\"")
+        #expect(
+            (document["tiles"] as! [String: Any])["url"] as? String == "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+        #expect(
+            (document["tiles"] as! [String: Any])["attribution"] as? String == "© OpenStreetMap contributors \"quoted\""
+        )
         #expect(map.tileOrigin == "https://tile.openstreetmap.org")
         #expect(map.geocoderOrigin == "https://geo.example.org:8443")
         let policy = SecurityHeaders<GatewayRequestContext>.contentSecurityPolicy(

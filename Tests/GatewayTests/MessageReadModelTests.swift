@@ -37,7 +37,8 @@ struct MessageReadModelTests {
         }
 
         func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory {
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<MessageHistory, ProtocolError>, Never>) in
+            let result = await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<MessageHistory, ProtocolError>, Never>) in
                 let now = state.withLock { state -> Result<MessageHistory, ProtocolError>? in
                     state.count += 1
                     if !state.prepared.isEmpty { return state.prepared.removeFirst() }
@@ -60,7 +61,10 @@ struct MessageReadModelTests {
 
         func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead] {
             headCalls.withLock { $0 += 1 }
-            if failingHeadReads.withLock({ failing in defer { failing = max(0, failing - 1) }; return failing > 0 }) {
+            if failingHeadReads.withLock({ failing in
+                defer { failing = max(0, failing - 1) }
+                return failing > 0
+            }) {
                 throw .unavailable
             }
             return committed.withLock { heads in heads.filter { rooms.contains($0.room) } }
@@ -113,7 +117,9 @@ struct MessageReadModelTests {
             asked.withLock { $0 += 1 }
             throw ProtocolError(.rateLimited, "refused")
         }
-        await #expect(throws: ProtocolError.self) { try await model.poll(room: Self.room, past: 0, limit: 3, beforeLoading: refuse) }
+        await #expect(throws: ProtocolError.self) {
+            try await model.poll(room: Self.room, past: 0, limit: 3, beforeLoading: refuse)
+        }
         #expect(source.count == 0 && asked.withLock { $0 } == 1)
         let admit: () throws(ProtocolError) -> Void = { () throws(ProtocolError) in asked.withLock { $0 += 1 } }
         #expect(try await model.poll(room: Self.room, past: 0, limit: 3, beforeLoading: admit) == Self.messages(3...5))
@@ -136,7 +142,8 @@ struct MessageReadModelTests {
     }
 
     @Test func aFailedLoadIsRetriedByTheNextPoll() async throws {
-        let source = ScriptedHistory(prepared: [.failure(.outcomeUnknown), .success(Self.history(1...2))], holdUnprepared: false)
+        let source = ScriptedHistory(
+            prepared: [.failure(.outcomeUnknown), .success(Self.history(1...2))], holdUnprepared: false)
         let model = MessageReadModel(backend: source)
         await #expect(throws: ProtocolError.self) { try await model.poll(room: Self.room, past: 0, limit: 10) }
         #expect(try await model.poll(room: Self.room, past: 0, limit: 10) == Self.messages(1...2))
@@ -180,7 +187,8 @@ struct MessageReadModelTests {
 
         model.apply(Self.message(7))
         model.apply(Self.message(9))
-        #expect(await calls.next() == Call(room: Self.room, after: 5, limit: 20), "the gap fill asks for what follows 5")
+        #expect(
+            await calls.next() == Call(room: Self.room, after: 5, limit: 20), "the gap fill asks for what follows 5")
         #expect(try await model.poll(room: Self.room, past: 5, limit: 10) == [], "7 and 9 wait for the gap")
         // The source knows only 6 yet: 6 and 7 show, 9 still waits for 8, and the fill asks again.
         source.answer(.success(MessageHistory(room: Self.room, head: 6, messages: [Self.message(6)])))
@@ -203,7 +211,8 @@ struct MessageReadModelTests {
         await model.checkHeadsOnce()
         #expect(source.count == 1, "the first sighting may be an event on its way")
         await model.checkHeadsOnce(onlySuspected: true)
-        #expect(await calls.next() == Call(room: Self.room, after: 5, limit: 20), "still above when read again: fetched")
+        #expect(
+            await calls.next() == Call(room: Self.room, after: 5, limit: 20), "still above when read again: fetched")
         source.answer(.success(MessageHistory(room: Self.room, head: 6, messages: [Self.message(6)])))
         var shown: [ChatMessage] = []
         for _ in 0..<10_000 {
@@ -228,7 +237,9 @@ struct MessageReadModelTests {
         source.committed.withLock { $0 = [RoomHead(room: Self.room, head: 6)] }
         source.failingHeadReads.withLock { $0 = 2 }
         model.eventsMayBeLost()
-        #expect(await calls.next() == Call(room: Self.room, after: 5, limit: 20), "found and fetched without waiting the round")
+        #expect(
+            await calls.next() == Call(room: Self.room, after: 5, limit: 20),
+            "found and fetched without waiting the round")
         #expect(source.headReads >= 3, "two failed readings, then one that got through")
         source.answer(.success(MessageHistory(room: Self.room, head: 6, messages: [Self.message(6)])))
     }

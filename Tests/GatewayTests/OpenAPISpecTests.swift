@@ -141,14 +141,15 @@ import Testing
             ChatMessage(room: 7, id: 3, nick: "Lydia", text: "hello", addedAt: 1_700_000_000_000))
         let nearby = APIModels.NearbyRoom(NearbyRoom(room: roomInfo, distanceMetres: 12.5, bearingDegrees: 90.5))
         let session = APIModels.Session(SessionInfo(id: SessionID.random(), nick: "Lydia", version: 1))
-        let samples: [(String, any Encodable)] = [
-            ("Session", session), ("Room", room), ("Rooms", APIModels.Rooms(rooms: [room])),
-            ("NearbyRoom", nearby), ("NearbyRooms", APIModels.NearbyRooms(rooms: [nearby])), ("Message", message),
-            ("Messages", APIModels.Messages(room: 7, messages: [message])),
-            ("Transcript", APIModels.Transcript(room: 7, messages: [message], next: 3)),
-            ("Transcript", APIModels.Transcript(room: 7, messages: [message], next: nil)),
-            ("Participants", APIModels.Participants(room: 7, participants: ["Lydia"])),
-        ] + ProtocolError.Code.allCases.map { ("Problem", Problem(ProtocolError($0, "why"))) }
+        let samples: [(String, any Encodable)] =
+            [
+                ("Session", session), ("Room", room), ("Rooms", APIModels.Rooms(rooms: [room])),
+                ("NearbyRoom", nearby), ("NearbyRooms", APIModels.NearbyRooms(rooms: [nearby])), ("Message", message),
+                ("Messages", APIModels.Messages(room: 7, messages: [message])),
+                ("Transcript", APIModels.Transcript(room: 7, messages: [message], next: 3)),
+                ("Transcript", APIModels.Transcript(room: 7, messages: [message], next: nil)),
+                ("Participants", APIModels.Participants(room: 7, participants: ["Lydia"])),
+            ] + ProtocolError.Code.allCases.map { ("Problem", Problem(ProtocolError($0, "why"))) }
         for (name, sample) in samples {
             let json = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: APIJSON.encode(sample)))
             let problems = spec.mismatches(json, spec.schema(name), at: name)

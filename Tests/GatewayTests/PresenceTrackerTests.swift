@@ -31,7 +31,8 @@ import Testing
         let first = presence.takeDue(nowMs: 5_000)
         #expect(first.count == PresenceTracker.maxBatch)
         presence.publishFailed(first)
-        let second = presence.takeDue(nowMs: 5_000), third = presence.takeDue(nowMs: 5_000)
+        let second = presence.takeDue(nowMs: 5_000)
+        let third = presence.takeDue(nowMs: 5_000)
         #expect(second.count + third.count == ids.count, "the refused batch and the rest")
         #expect(Set(second + third) == Set(ids), "every session once")
         #expect(presence.takeDue(nowMs: 5_000).isEmpty)
@@ -43,7 +44,9 @@ import Testing
         try? await Task.sleep(for: .milliseconds(100))
         #expect(events.published(PresenceBatch.self).isEmpty)
         events.refuse(false)
-        for _ in 0..<200 where events.published(PresenceBatch.self).isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<200 where events.published(PresenceBatch.self).isEmpty {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         loop.cancel()
         #expect(events.published(PresenceBatch.self).map(\.sessions) == [[ids[0]]], "retried until the broker took it")
     }

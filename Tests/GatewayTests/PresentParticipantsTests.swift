@@ -18,7 +18,9 @@ import Testing
 
         /// A member last seen `ago` ms before now; `directoryNick`: the session
         /// directory knows the session, under that nick.
-        mutating func member(_ nick: String, seenAgoMs ago: Int64 = 0, directoryNick: String? = nil, ended: Bool = false)
+        mutating func member(
+            _ nick: String, seenAgoMs ago: Int64 = 0, directoryNick: String? = nil, ended: Bool = false
+        )
             -> SessionID
         {
             let id = SessionID.random()
@@ -29,13 +31,20 @@ import Testing
         }
 
         func ban(_ target: BanTarget) {
-            bans.apply(Ban(target: target, active: true, reason: "test", by: "admin", atMs: 0, version: Int64(bans.active.count + 1)))
+            bans.apply(
+                Ban(
+                    target: target, active: true, reason: "test", by: "admin", atMs: 0,
+                    version: Int64(bans.active.count + 1)))
         }
 
         func present() -> [String] {
             PresentParticipants.nicks(
                 of: members,
-                isPresent: { presence.isPresent($0.session, nowMs: PresentParticipantsTests.nowMs, timeoutMs: PresentParticipantsTests.timeoutMs) },
+                isPresent: {
+                    presence.isPresent(
+                        $0.session, nowMs: PresentParticipantsTests.nowMs, timeoutMs: PresentParticipantsTests.timeoutMs
+                    )
+                },
                 knownSession: { directory[$0] },
                 isBanned: bans.isBanned(session:nick:))
         }
@@ -76,10 +85,13 @@ import Testing
     @Test func aJoinOrSayTheRoomsServiceRecordedIsASignOfLife() {
         var room = Room()
         room.members.append(Member(session: SessionID.random(), nick: "joinedElsewhere", activeAtMs: Self.nowMs - 1000))
-        room.members.append(Member(session: SessionID.random(), nick: "longAgo", activeAtMs: Self.nowMs - Self.timeoutMs - 1))
+        room.members.append(
+            Member(session: SessionID.random(), nick: "longAgo", activeAtMs: Self.nowMs - Self.timeoutMs - 1))
         let present = PresentParticipants.nicks(
             of: room.members,
-            isPresent: { max(room.presence.lastSeenMs($0.session) ?? 0, $0.activeAtMs ?? 0) >= Self.nowMs - Self.timeoutMs },
+            isPresent: {
+                max(room.presence.lastSeenMs($0.session) ?? 0, $0.activeAtMs ?? 0) >= Self.nowMs - Self.timeoutMs
+            },
             knownSession: { _ in nil }, isBanned: { _, _ in false })
         #expect(present == ["joinedElsewhere"])
     }

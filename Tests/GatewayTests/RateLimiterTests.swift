@@ -1,8 +1,9 @@
-@testable import Gateway
-@testable import GatewayCore
 import GeoChatDomain
 import Synchronization
 import XCTest
+
+@testable import Gateway
+@testable import GatewayCore
 
 /// The token buckets, on a clock the test moves by hand.
 final class RateLimiterTests: XCTestCase {
@@ -53,7 +54,8 @@ final class RateLimiterTests: XCTestCase {
         settings.postPerAddress = .init(perSecond: 1, capacity: 3)
         let (limits, _) = limiter(settings)
         let sessions = (0..<5).map { _ in SessionID.random() }
-        XCTAssertEqual(sessions.map { limits.admit(say($0), address: "10.0.0.9") == nil }, [true, true, true, false, false])
+        XCTAssertEqual(
+            sessions.map { limits.admit(say($0), address: "10.0.0.9") == nil }, [true, true, true, false, false])
         XCTAssertNil(limits.admit(say(SessionID.random()), address: "10.0.0.10"))
     }
 
@@ -194,7 +196,8 @@ final class RateLimiterTests: XCTestCase {
         XCTAssertEqual(now.postPerSession.perSecond, 0.5)
         XCTAssertEqual(now.postPerSession.capacity, 2)
         XCTAssertTrue(now.roomsPerSession.isOff, "a stored 0 turns the hourly room cap off")
-        XCTAssertEqual(now.postPerAddress, RateLimitSettings.defaults.postPerAddress, "limits without a live setting stay")
+        XCTAssertEqual(
+            now.postPerAddress, RateLimitSettings.defaults.postPerAddress, "limits without a live setting stay")
 
         let (limits, clock) = limiter(now)
         XCTAssertNil(limits.admit(say(a), address: "10.0.0.1"))

@@ -33,7 +33,9 @@ extension GatewayRouterTests {
             let response = try events.open(room: room, after: first, client: .unlimited, connection: connection)
             try await response.body.write(RecordingWriter(written: written))
         }
-        for n in 1...3 { _ = try await actions.say(session: session.id, room: room, text: "message \(n)", client: .unlimited) }
+        for n in 1...3 {
+            _ = try await actions.say(session: session.id, room: room, text: "message \(n)", client: .unlimited)
+        }
         for _ in 0..<500 where written.text.components(separatedBy: "event: message").count < 4 {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -42,7 +44,9 @@ extension GatewayRouterTests {
         #expect(text.contains("event: participants"))
         #expect(!text.contains("\"before\""), "resumed after the given id")
         let order = ["message 1", "message 2", "message 3"].map { text.range(of: "\"\($0)\"")?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "every message, in id order: \(text)")
+        #expect(
+            order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "every message, in id order: \(text)"
+        )
         #expect(events.pendingWrites.count == 0, "writes a reader takes are not left pending")
         #expect(events.subscribers == 1)
         stream.cancel()

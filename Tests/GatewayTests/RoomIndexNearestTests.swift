@@ -12,7 +12,8 @@ import Testing
             guard query.zooms.contains(room.zoom.value) else { return nil }
             let place = GeoPoint(room.position)
             let distance = Geodesy.distance(query.center, place)
-            guard query.admits(place, distance: distance, bearing: Geodesy.bearing(from: query.center, to: place)) else {
+            guard query.admits(place, distance: distance, bearing: Geodesy.bearing(from: query.center, to: place))
+            else {
                 return nil
             }
             return (room.id, distance)
@@ -42,7 +43,8 @@ import Testing
             }
             let place = GeoPoint(latitude: latitude, longitude: longitude)!
             let room = RoomInfo(
-                id: RoomID(Int64(id)), position: place.mercator, zoom: ZoomLevel(Int(random.next(upTo: 18)))!, topic: "r\(id)")
+                id: RoomID(Int64(id)), position: place.mercator, zoom: ZoomLevel(Int(random.next(upTo: 18)))!,
+                topic: "r\(id)")
             rooms.append(room)
             index.upsert(room, visitedAtMs: Int64(id))
         }
@@ -60,7 +62,9 @@ import Testing
                                 limit: limit, zooms: zooms, shape: shape)!
                             let want = Self.expected(rooms, query)
                             let got = index.nearest(query)
-                            #expect(got.map(\.room.id) == want.map(\.0), "\(latitude),\(longitude) r=\(radius) n=\(limit) \(shape)")
+                            #expect(
+                                got.map(\.room.id) == want.map(\.0),
+                                "\(latitude),\(longitude) r=\(radius) n=\(limit) \(shape)")
                             for (found, (_, distance)) in zip(got, want) {
                                 #expect(abs(found.distanceMetres - distance) < 1e-6)
                             }
@@ -77,7 +81,9 @@ import Testing
             shape: .ellipse(semiMajor: 8_000, semiMinor: 3_000, orientation: 90))!
         let found = index.nearest(ellipse).map(\.room.id)
         #expect(found == Self.expected(rooms, ellipse).map(\.0))
-        #expect(found.contains { GeoPoint(rooms[Int($0.rawValue) - 1].position).longitude < 0 }, "rooms west of the antimeridian are found")
+        #expect(
+            found.contains { GeoPoint(rooms[Int($0.rawValue) - 1].position).longitude < 0 },
+            "rooms west of the antimeridian are found")
 
         // Removed rooms are never found.
         for room in rooms where room.id.rawValue % 3 == 0 { index.remove(room.id) }

@@ -1,6 +1,6 @@
 import GeoChatBus
-import GeoChatTestSupport
 import GeoChatDomain
+import GeoChatTestSupport
 import Logging
 import Testing
 
@@ -18,9 +18,11 @@ import Testing
         let logger = Logger(label: "room-map-test")
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
-        bus.register(RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
-            operatorSeal: TestKeys.operatorSeal(), logger: logger).handlers)
+        bus.register(
+            RoomCommandHandlers(
+                store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
+                operatorSeal: TestKeys.operatorSeal(), logger: logger
+            ).handlers)
         for i in 0..<count {
             // Another creator each time: the same creator's same room within 10 s is one room.
             _ = try await store.create(
@@ -35,7 +37,8 @@ import Testing
         // Over two pages per range for the smaller counts: page edges and range edges both matter.
         let (backend, store) = try await Self.cluster(rooms: 2 * ListRoomsPage.maxLimit + 37)
         let map = RoomMap()
-        #expect(map.rooms(in: RegionQuery(box: Self.world, zooms: 0...17, cap: 10)) == nil, "not answered before the load")
+        #expect(
+            map.rooms(in: RegionQuery(box: Self.world, zooms: 0...17, cap: 10)) == nil, "not answered before the load")
         await map.loadAll(from: backend, ranges: ranges, logger: Logger(label: "room-map-test"))
         #expect(map.isLoaded)
         let all = try await store.page(after: 0, before: nil, limit: .max)
@@ -50,12 +53,16 @@ import Testing
         let logger = Logger(label: "room-map-test")
         let bus = InMemoryCommandBus()
         let store = InMemoryRoomStore()
-        bus.register(RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
-            operatorSeal: TestKeys.operatorSeal(), logger: logger).handlers)
+        bus.register(
+            RoomCommandHandlers(
+                store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
+                operatorSeal: TestKeys.operatorSeal(), logger: logger
+            ).handlers)
         let map = RoomMap()
         await map.loadAll(from: ServiceClients(bus: bus, timeout: .seconds(30)), ranges: 4, logger: logger)
         #expect(map.isLoaded)
-        #expect(map.count == (try await store.page(after: 0, before: nil, limit: 10).count), "the lobby, if the store has one")
+        #expect(
+            map.count == (try await store.page(after: 0, before: nil, limit: 10).count),
+            "the lobby, if the store has one")
     }
 }

@@ -9,7 +9,8 @@ import Testing
     @Test func aRingWakesTheRoomsWaitersOnly() async {
         let signals = RoomSignals()
         let far = ContinuousClock.now + .seconds(3600)  // far past any stall of a loaded machine
-        let seven = signals.register(7, until: far), eight = signals.register(8, until: far)
+        let seven = signals.register(7, until: far)
+        let eight = signals.register(8, until: far)
         async let woken = signals.wait(seven)
         try? await Task.sleep(for: .milliseconds(50))
         signals.ring(7, .messages)

@@ -9,14 +9,17 @@ import Testing
 /// messages are built here from their ids, never read back from the timeline.
 @Suite struct RoomTimelineTests {
     static func message(_ id: MessageID, text: String? = nil) -> ChatMessage {
-        ChatMessage(room: 1, id: id, nick: "n\(id.rawValue % 4)", text: text ?? "message \(id)", addedAt: 1_700_000_000 + id.rawValue)
+        ChatMessage(
+            room: 1, id: id, nick: "n\(id.rawValue % 4)", text: text ?? "message \(id)",
+            addedAt: 1_700_000_000 + id.rawValue)
     }
 
     static func messages(_ ids: ClosedRange<MessageID>) -> [ChatMessage] { ids.map { message($0) } }
 
     /// A timeline loaded from a history whose latest messages are `ids`.
     static func timeline(_ ids: ClosedRange<MessageID>?, capacity: Int = 200) -> RoomTimeline {
-        let history = ids.map { MessageHistory(room: 1, head: $0.upperBound, messages: messages($0)) }
+        let history =
+            ids.map { MessageHistory(room: 1, head: $0.upperBound, messages: messages($0)) }
             ?? MessageHistory(room: 1, head: 0, messages: [])
         return RoomTimeline(history: history, capacity: capacity)
     }
@@ -145,7 +148,9 @@ import Testing
             case .messages(let slice): answer = Array(slice)
             case .needsHistory: answer = Array(database.filter { $0.id > past }.prefix(limit))
             }
-            if let first = answer.first, first.id != past + 1 { violations.append("past \(past) answered from \(first.id)") }
+            if let first = answer.first, first.id != past + 1 {
+                violations.append("past \(past) answered from \(first.id)")
+            }
             if answer.count > limit { violations.append("\(answer.count) answered for limit \(limit)") }
             seen += answer
             past = seen.last?.id ?? past

@@ -13,7 +13,9 @@ import Testing
     let t0 = ContinuousClock.now
 
     static func message(_ id: MessageID, room: RoomID = RoomTimelinesTests.room) -> ChatMessage {
-        ChatMessage(room: room, id: id, nick: "n\(id.rawValue % 3)", text: "text \(id) of \(room)", addedAt: 1_700_000_000 + id.rawValue)
+        ChatMessage(
+            room: room, id: id, nick: "n\(id.rawValue % 3)", text: "text \(id) of \(room)",
+            addedAt: 1_700_000_000 + id.rawValue)
     }
 
     static func messages(_ ids: ClosedRange<MessageID>, room: RoomID = RoomTimelinesTests.room) -> [ChatMessage] {
@@ -33,13 +35,17 @@ import Testing
     }
 
     /// Polls a room nobody asked for yet; returns the load the state machine asks for.
-    func startLoad(_ t: inout RoomTimelines, room: RoomID = RoomTimelinesTests.room, at now: ContinuousClock.Instant) -> RoomTimelines.Load? {
+    func startLoad(_ t: inout RoomTimelines, room: RoomID = RoomTimelinesTests.room, at now: ContinuousClock.Instant)
+        -> RoomTimelines.Load?
+    {
         guard case .startLoad(let load, _) = t.poll(room: room, past: 0, limit: 10, now: now) else { return nil }
         return load
     }
 
     /// A room loaded from `history` at `now`.
-    func loaded(_ history: MessageHistory, capacity: Int = 20, at now: ContinuousClock.Instant? = nil) throws -> RoomTimelines {
+    func loaded(_ history: MessageHistory, capacity: Int = 20, at now: ContinuousClock.Instant? = nil) throws
+        -> RoomTimelines
+    {
         var t = timelines(capacity: capacity)
         let load = try #require(startLoad(&t, room: history.room, at: now ?? t0))
         #expect(t.historyLoaded(history, by: load, now: now ?? t0) == .loaded(fillGap: false))
@@ -248,7 +254,8 @@ import Testing
         #expect(t.poll(room: Self.room, past: 0, limit: 10, now: removedAt) == .noSuchRoom)
         #expect(t.messageArrived(Self.message(6)) == .kept)
         #expect(t.poll(room: Self.room, past: 0, limit: 10, now: removedAt + .seconds(299)) == .noSuchRoom)
-        guard case .startLoad(let load, _) = t.poll(room: Self.room, past: 0, limit: 10, now: removedAt + .seconds(300)) else {
+        guard case .startLoad(let load, _) = t.poll(room: Self.room, past: 0, limit: 10, now: removedAt + .seconds(300))
+        else {
             Issue.record("after the removed memory the services are asked again")
             return
         }
@@ -400,7 +407,11 @@ import Testing
             case .answer(let messages): take(messages)
             case .readThrough(let after, let limit): take(readDatabase(after: after, limit: limit))
             case .startLoad(let load, let limit):
-                pendingLoad = (load, MessageHistory(room: Self.room, head: database.last?.id ?? 0, messages: readDatabase(after: nil, limit: limit)))
+                pendingLoad = (
+                    load,
+                    MessageHistory(
+                        room: Self.room, head: database.last?.id ?? 0, messages: readDatabase(after: nil, limit: limit))
+                )
             case .waitForLoad: break
             case .noSuchRoom: violations.append("404 for a room that exists")
             }
@@ -411,7 +422,8 @@ import Testing
         func fillGap() {
             while gapFill {
                 switch t.nextGapFetch(Self.room) {
-                case .fetch(let after, let limit): t.gapFetched(readDatabase(after: after, limit: limit), room: Self.room)
+                case .fetch(let after, let limit):
+                    t.gapFetched(readDatabase(after: after, limit: limit), room: Self.room)
                 case .finished: gapFill = false
                 }
             }
@@ -425,7 +437,7 @@ import Testing
             for _ in 0..<Int(random.next(upTo: 3)) where !inFlight.isEmpty {
                 deliver(inFlight.remove(at: Int(random.next(upTo: UInt64(inFlight.count)))))
             }
-            if case let (load, history)? = pendingLoad, random.next(upTo: 3) == 0 {
+            if case (let load, let history)? = pendingLoad, random.next(upTo: 3) == 0 {
                 pendingLoad = nil
                 if t.historyLoaded(history, by: load, now: t0) == .loaded(fillGap: true) { gapFill = true }
             }
@@ -434,7 +446,7 @@ import Testing
         }
         // The writers stopped: every surviving event arrives, loads and fills finish.
         for _ in 0..<100 where past != total {
-            if case let (load, history)? = pendingLoad {
+            if case (let load, let history)? = pendingLoad {
                 pendingLoad = nil
                 if t.historyLoaded(history, by: load, now: t0) == .loaded(fillGap: true) { gapFill = true }
             }

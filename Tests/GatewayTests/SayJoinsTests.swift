@@ -24,7 +24,9 @@ extension GatewayRouterTests {
         ).id
         _ = try await actions.say(session: session.id, room: room, text: "one", client: .unlimited)
         #expect(joins(of: session.id, in: room) == 1, "the first say joins")
-        #expect(try await actions.participants(of: room, client: .unlimited) == ["Lydia"], "a member before the say is answered")
+        #expect(
+            try await actions.participants(of: room, client: .unlimited) == ["Lydia"],
+            "a member before the say is answered")
         _ = try await actions.say(session: session.id, room: room, text: "two", client: .unlimited)
         #expect(joins(of: session.id, in: room) == 1, "a member's say changes no list")
 

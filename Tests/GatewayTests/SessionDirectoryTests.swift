@@ -15,7 +15,8 @@ import Testing
 
     @Test func requestsForOneUnknownIdAtOnceShareOneLookup() async throws {
         let counter = Counter()
-        let known = SessionID.random(), guessed = SessionID.random()
+        let known = SessionID.random()
+        let guessed = SessionID.random()
         var session = CommandHandlers(topic: Topics.sessionCommands)
         session.on(LookupSession.self) { command, _ in
             counter.asked.withLock { $0 += 1 }
@@ -23,7 +24,8 @@ import Testing
             guard command.session == known else { throw ProtocolError.invalidSession }
             return SessionInfo(id: known, nick: "Ann", version: 1)
         }
-        let directory = SessionDirectory(backend: ServiceClients(bus: InMemoryCommandBus([session]), timeout: .seconds(30)))
+        let directory = SessionDirectory(
+            backend: ServiceClients(bus: InMemoryCommandBus([session]), timeout: .seconds(30)))
         let nicks = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 { group.addTask { try await directory.resolve(known).nick } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -33,7 +35,10 @@ import Testing
         let refusals = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<10 {
                 group.addTask {
-                    do { _ = try await directory.resolve(guessed); return false } catch { return (error as? ProtocolError)?.code == .invalidSession }
+                    do {
+                        _ = try await directory.resolve(guessed)
+                        return false
+                    } catch { return (error as? ProtocolError)?.code == .invalidSession }
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

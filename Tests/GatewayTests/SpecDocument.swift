@@ -128,8 +128,13 @@ struct SpecDocument {
 
 /// A JSON value as it was written: integers apart from other numbers.
 enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), integer(Int64), number(Double), string(String)
-    case array([JSONValue]), object([String: JSONValue])
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -10,7 +10,9 @@ import Testing
         var held = [places.take(address: "a"), places.take(address: "a")].compactMap { try? $0.get() }
         #expect(held.count == 2)
         #expect(places.take(address: "a") == .failure(.addressFull))
-        held += [places.take(address: "b"), places.take(address: "b"), places.take(address: "c")].compactMap { try? $0.get() }
+        held += [places.take(address: "b"), places.take(address: "b"), places.take(address: "c")].compactMap {
+            try? $0.get()
+        }
         #expect(places.taken == 5)
         #expect(places.take(address: "d") == .failure(.gatewayFull))
         held.removeFirst()

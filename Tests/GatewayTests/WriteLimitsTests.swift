@@ -21,14 +21,17 @@ extension GatewayRouterTests {
                 #expect(Self.value(String(buffer: response.body), "error", attribute: "code") == "rate_limited")
                 return response.headers[HTTPField.Name("Retry-After")!].flatMap { Int($0) }
             }
-            #expect((retryAfter ?? 0) > 60, "the refusal's own wait, not the default second: \(String(describing: retryAfter))")
+            #expect(
+                (retryAfter ?? 0) > 60,
+                "the refusal's own wait, not the default second: \(String(describing: retryAfter))")
 
             let (status, problem, _) = try await json(client, .post, "/sessions", body: #"{"nick":"Dee"}"#)
             #expect(status == .tooManyRequests && problem["code"] as? String == "rate_limited")
 
             // Reads take no write tokens.
             for _ in 0..<200 {
-                #expect(try await get(client, "v=5&cmd=chats&lon1=0.2&lat1=0.4&lon2=0.3&lat2=0.6&minz=6&maxz=12").0 == .ok)
+                #expect(
+                    try await get(client, "v=5&cmd=chats&lon1=0.2&lat1=0.4&lon2=0.3&lat2=0.6&minz=6&maxz=12").0 == .ok)
             }
         }
     }
@@ -49,7 +52,9 @@ extension GatewayRouterTests {
             #expect(try await json(client, .patch, "/session", session: session, body: #"{"nick":"Anna"}"#).0 == .ok)
             #expect(try await get(client, "v=5&cmd=join&sessionid=\(session)&chatid=\(room)").0 == .tooManyRequests)
             #expect(try await json(client, .post, "/rooms/\(room)/join", session: session).0 == .tooManyRequests)
-            #expect(try await get(client, "v=5&cmd=join&sessionid=\(other)&chatid=\(room)").0 == .ok, "another session has its own")
+            #expect(
+                try await get(client, "v=5&cmd=join&sessionid=\(other)&chatid=\(room)").0 == .ok,
+                "another session has its own")
         }
     }
 }

@@ -1,8 +1,8 @@
-import Synchronization
+import GeoChatKafka
 import GeoChatTestSupport
+import Synchronization
 import Testing
 
-import GeoChatKafka
 @testable import GeoChatBus
 
 /// Commands of one key keep their order; keys are worked on side by side; a
@@ -115,7 +115,8 @@ struct KeyLanesTests {
         }
 
         /// Expects these events next, in any order.
-        mutating func expectNext(anyOrder expected: Set<Event>, sourceLocation: SourceLocation = #_sourceLocation) async {
+        mutating func expectNext(anyOrder expected: Set<Event>, sourceLocation: SourceLocation = #_sourceLocation) async
+        {
             let seen = await next(expected.count)
             #expect(Set(seen) == expected, sourceLocation: sourceLocation)
         }
@@ -198,9 +199,12 @@ struct KeyLanesTests {
     @Test func generationsOfATopicAreCommittedApartAndAKeyKeepsItsOrderAcrossThem() async {
         // Partition 0 of generation 5 ends at offset 11; generation 6 starts again at 0.
         func record(_ generation: Int64, _ offset: Int64, _ key: String) -> KafkaRecord {
-            KafkaRecord(topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], generation: generation)
+            KafkaRecord(
+                topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], generation: generation)
         }
-        func id(_ generation: Int64, _ offset: Int64) -> RecordID { RecordID(partition: 0, offset: offset, generation: generation) }
+        func id(_ generation: Int64, _ offset: Int64) -> RecordID {
+            RecordID(partition: 0, offset: offset, generation: generation)
+        }
         let records = [record(5, 10, "a"), record(5, 11, "b"), record(6, 0, "a"), record(6, 1, "c")]
         var run = Lanes.start(records, maxInFlight: 64)
         await run.expectNext(anyOrder: [.started(id(5, 10)), .started(id(5, 11)), .started(id(6, 1))])
@@ -249,7 +253,9 @@ struct KeyLanesTests {
         var run = Lanes.start(records, maxInFlight: 128)
         // The lanes as the rule defines them: per partition and key, in offset order.
         var lanesQueue: [String: [KafkaRecord]] = [:]
-        func laneName(_ record: KafkaRecord) -> String { "\(record.partition)/\(record.key.map { String(decoding: $0, as: UTF8.self) } ?? "-")" }
+        func laneName(_ record: KafkaRecord) -> String {
+            "\(record.partition)/\(record.key.map { String(decoding: $0, as: UTF8.self) } ?? "-")"
+        }
         for record in records { lanesQueue[laneName(record), default: []].append(record) }
         var running = Set(lanesQueue.values.map { RecordID($0[0]) })
         var finished = Set<RecordID>()

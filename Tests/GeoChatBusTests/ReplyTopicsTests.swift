@@ -43,7 +43,9 @@ import Testing
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gateway-1") == "gateway-1")
         // Only reply topics may be named as a command's replyTo (CommandProcessor).
         #expect(Topics.isReplyTopic(Topics.replies(instance: "gateway-1", generation: 4)))
-        for forged in ["geochat.bans", "geochat.settings", "geochat.messaging.events", "geochat.replies.", "geochat.repliesx"] {
+        for forged in [
+            "geochat.bans", "geochat.settings", "geochat.messaging.events", "geochat.replies.", "geochat.repliesx",
+        ] {
             #expect(!Topics.isReplyTopic(forged), "\(forged)")
         }
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gateway-1.r12") == "gateway-1")

@@ -5,7 +5,8 @@ import XCTest
 
 final class AdminRulesTests: XCTestCase {
     func testTokensAreLongRandomAndOnlyTheirShapeHashes() throws {
-        let a = BearerToken.generate(), b = BearerToken.generate()
+        let a = BearerToken.generate()
+        let b = BearerToken.generate()
         XCTAssertNotEqual(a, b)
         XCTAssertEqual(a.count, 4 + 64)  // 256 bits
         let hash = try XCTUnwrap(BearerToken.hash(a))
@@ -13,8 +14,10 @@ final class AdminRulesTests: XCTestCase {
         XCTAssertEqual(BearerToken.hash(a), hash)
         XCTAssertNotEqual(BearerToken.hash(b), hash)
         XCTAssertFalse(hash.contains(String(a.dropFirst(4).prefix(16))))
-        for forged in ["", "gca_", "gca_" + String(repeating: "g", count: 64), "xyz_" + String(repeating: "a", count: 64),
-                       "gca_" + String(repeating: "a", count: 63), "gca_" + String(repeating: "A", count: 64)] {
+        for forged in [
+            "", "gca_", "gca_" + String(repeating: "g", count: 64), "xyz_" + String(repeating: "a", count: 64),
+            "gca_" + String(repeating: "a", count: 63), "gca_" + String(repeating: "A", count: 64),
+        ] {
             XCTAssertNil(BearerToken.hash(forged), forged)
         }
     }
@@ -27,7 +30,8 @@ final class AdminRulesTests: XCTestCase {
 
     func testABanOnANickCoversEveryCaseAndEverySessionUsingIt() {
         let bans = BanList()
-        let session = SessionID.random(), other = SessionID.random()
+        let session = SessionID.random()
+        let other = SessionID.random()
         bans.apply(Ban(target: .nick("Bob")!, active: true, reason: "", by: "alice", atMs: 1, version: 5))
         XCTAssertTrue(bans.isBanned(session: session, nick: "bob"))
         XCTAssertTrue(bans.isBanned(session: other, nick: "BOB"))
@@ -38,7 +42,8 @@ final class AdminRulesTests: XCTestCase {
 
     func testASessionBanCoversThatSessionOnly() {
         let bans = BanList()
-        let banned = SessionID.random(), spared = SessionID.random()
+        let banned = SessionID.random()
+        let spared = SessionID.random()
         bans.apply(Ban(target: .session(banned), active: true, reason: "", by: "alice", atMs: 1, version: 1))
         XCTAssertTrue(bans.isBanned(session: banned, nick: "x"))
         XCTAssertFalse(bans.isBanned(session: spared, nick: "x"))
@@ -64,16 +69,22 @@ final class AdminRulesTests: XCTestCase {
     func testBanTargetsAreCheckedWhenDecoded() throws {
         let good = #"{"kind":"session","value":"0123456789abcdefghijklmnop"}"#
         XCTAssertEqual(try JSONDecoder().decode(BanTarget.self, from: Data(good.utf8)).kind, .session)
-        for bad in [#"{"kind":"session","value":"short"}"#, #"{"kind":"nick","value":"two words"}"#, #"{"kind":"ip","value":"x"}"#] {
+        for bad in [
+            #"{"kind":"session","value":"short"}"#, #"{"kind":"nick","value":"two words"}"#,
+            #"{"kind":"ip","value":"x"}"#,
+        ] {
             XCTAssertThrowsError(try JSONDecoder().decode(BanTarget.self, from: Data(bad.utf8)), bad)
         }
         XCTAssertEqual(BanTarget.session(SessionID("0123456789abcdefghijklmnop")!).description, "session 012345…")
     }
 
     func testSettingsChangesAreCheckedAsAWhole() throws {
-        XCTAssertEqual(try SettingsCatalog.validate(["room.cap": 200, "presence.timeout.s": 30]),
-                       [.roomCap: 200, .presenceTimeout: 30])
-        for bad: [String: Int] in [[:], ["room.cap": 0], ["room.cap": 5001], ["nope": 1], ["room.cap": 10, "expiry.interval.s": 0]] {
+        XCTAssertEqual(
+            try SettingsCatalog.validate(["room.cap": 200, "presence.timeout.s": 30]),
+            [.roomCap: 200, .presenceTimeout: 30])
+        for bad: [String: Int] in [
+            [:], ["room.cap": 0], ["room.cap": 5001], ["nope": 1], ["room.cap": 10, "expiry.interval.s": 0],
+        ] {
             XCTAssertThrowsError(try SettingsCatalog.validate(bad)) { error in
                 XCTAssertTrue([.badParam, .missingParam].contains((error as? ProtocolError)?.code), "\(bad)")
             }
@@ -95,7 +106,9 @@ final class AdminRulesTests: XCTestCase {
         XCTAssertEqual(DurationText.seconds("90m"), 5400)
         XCTAssertEqual(DurationText.seconds("45s"), 45)
         XCTAssertEqual(DurationText.seconds("3600"), 3600)
-        for bad in ["", "d", "-1d", "1.5h", "3x", "99999999999999999d", "１d"] { XCTAssertNil(DurationText.seconds(bad), bad) }
+        for bad in ["", "d", "-1d", "1.5h", "3x", "99999999999999999d", "１d"] {
+            XCTAssertNil(DurationText.seconds(bad), bad)
+        }
         XCTAssertEqual(DurationText.format(2_592_000), "30d")
         XCTAssertEqual(DurationText.format(5400), "90m")
         XCTAssertEqual(DurationText.format(61), "61s")

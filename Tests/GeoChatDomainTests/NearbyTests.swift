@@ -9,10 +9,13 @@ import Testing
     static let latitude = Gen.double(in: -80...80)
     static let longitude = Gen.double(in: -180...180)
 
-    static func place(_ latitude: Double, _ longitude: Double) -> GeoPoint { GeoPoint(latitude: latitude, longitude: longitude)! }
+    static func place(_ latitude: Double, _ longitude: Double) -> GeoPoint {
+        GeoPoint(latitude: latitude, longitude: longitude)!
+    }
 
     @Test func knownDistancesAndBearings() {
-        let berlin = Self.place(52.5163, 13.3777), paris = Self.place(48.8584, 2.2945)
+        let berlin = Self.place(52.5163, 13.3777)
+        let paris = Self.place(48.8584, 2.2945)
         // Brandenburg Gate to the Eiffel Tower: 879.09 km and 246.86° on the mean
         // sphere (worked out apart from this code; the ellipsoid says about 878 km).
         #expect(abs(Geodesy.distance(berlin, paris) - 879_088) < 100)
@@ -36,12 +39,15 @@ import Testing
             let center = Self.place(latitude, longitude)
             let query = NearbyQuery(center: center, radiusMetres: radius, limit: 10, zooms: 0...17)!
             // The place `fraction` of the radius away in `direction`.
-            let d = radius * fraction / Geodesy.earthRadiusMetres, θ = direction * .pi / 180
-            let φ1 = latitude * .pi / 180, λ1 = longitude * .pi / 180
+            let d = radius * fraction / Geodesy.earthRadiusMetres
+            let θ = direction * .pi / 180
+            let φ1 = latitude * .pi / 180
+            let λ1 = longitude * .pi / 180
             let φ2 = asin(sin(φ1) * cos(d) + cos(φ1) * sin(d) * cos(θ))
             var λ2 = λ1 + atan2(sin(θ) * sin(d) * cos(φ1), cos(d) - sin(φ1) * sin(φ2))
             λ2 = (λ2 + 3 * .pi).truncatingRemainder(dividingBy: 2 * .pi) - .pi
-            guard let there = GeoPoint(latitude: φ2 * 180 / .pi, longitude: λ2 * 180 / .pi) else { return }  // beyond the map
+            // Beyond the map: nothing to check.
+            guard let there = GeoPoint(latitude: φ2 * 180 / .pi, longitude: λ2 * 180 / .pi) else { return }
             #expect(query.boxes.contains { $0.contains(there.mercator) }, "\(center) r=\(radius) → \(there)")
         }
     }
@@ -49,7 +55,8 @@ import Testing
     @Test func aSectorAdmitsOnlyItsDirections() {
         let center = Self.place(10, 10)
         let query = NearbyQuery(
-            center: center, radiusMetres: 10_000, limit: 5, zooms: 0...17, shape: .sector(direction: 350, fieldOfView: 40))!
+            center: center, radiusMetres: 10_000, limit: 5, zooms: 0...17,
+            shape: .sector(direction: 350, fieldOfView: 40))!
         #expect(query.admits(center, distance: 5000, bearing: 5))
         #expect(query.admits(center, distance: 5000, bearing: 331))
         #expect(!query.admits(center, distance: 5000, bearing: 20))
@@ -68,9 +75,11 @@ import Testing
         #expect(query.admits(center, distance: 9_000, bearing: 225))
         #expect(!query.admits(center, distance: 3_000, bearing: 135))
         #expect(query.admits(center, distance: 1_900, bearing: 135))
-        #expect(NearbyQuery(
-            center: center, radiusMetres: 10_000, limit: 5, zooms: 0...17,
-            shape: .ellipse(semiMajor: 10_000, semiMinor: 20_000, orientation: 0)) == nil, "the minor axis is the shorter")
+        #expect(
+            NearbyQuery(
+                center: center, radiusMetres: 10_000, limit: 5, zooms: 0...17,
+                shape: .ellipse(semiMajor: 10_000, semiMinor: 20_000, orientation: 0)) == nil,
+            "the minor axis is the shorter")
     }
 
     @Test func outOfRangeQueriesAreRefused() {
@@ -83,7 +92,8 @@ import Testing
     }
 
     @Test func aTranscriptLineIsOneMessageWithControlsEscaped() {
-        let message = ChatMessage(room: 7, id: 3, nick: "Lydia", text: "two\nlines \u{1B}[2J", addedAt: 1_795_000_000_000)
+        let message = ChatMessage(
+            room: 7, id: 3, nick: "Lydia", text: "two\nlines \u{1B}[2J", addedAt: 1_795_000_000_000)
         #expect(Transcript.line(message) == "2026-11-18T11:06:40Z <Lydia> two\n  lines \\u{1B}[2J\n")
     }
 }

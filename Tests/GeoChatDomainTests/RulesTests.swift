@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct RulesTests {
     @Test func nicknameRule() {
-        for good in ["Lydia", "b", "a_1", String(repeating: "x", count: 32)] { #expect(Nickname(good) != nil, "\(good)") }
+        for good in ["Lydia", "b", "a_1", String(repeating: "x", count: 32)] {
+            #expect(Nickname(good) != nil, "\(good)")
+        }
         for bad in ["", "1abc", "_a", "a-b", "a b", "Grüße", String(repeating: "x", count: 33)] {
             #expect(Nickname(bad) == nil, "\(bad)")
         }
@@ -15,7 +17,8 @@ import Testing
         for _ in 0..<1000 {
             let id = SessionID.random()
             #expect(id.value.count == 26)
-            #expect(id.value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x76).contains($0) }, "\(id.value)")
+            #expect(
+                id.value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x76).contains($0) }, "\(id.value)")
             #expect(SessionID(id.value) == id)
             seen.insert(id.value)
         }
@@ -57,12 +60,15 @@ import Testing
     /// refused, never stored; what real text needs stays (issue 26, item 6).
     @Test func displaySpoofingCharactersAreRefusedAndRealTextIsNot() {
         let spoofs = [
-            "gro\u{202E}gnp.exe", "\u{202A}x", "\u{202B}x", "\u{202C}x", "\u{202D}x", "\u{2066}x\u{2069}", "\u{2067}x", "\u{2068}x",
+            "gro\u{202E}gnp.exe", "\u{202A}x", "\u{202B}x", "\u{202C}x", "\u{202D}x", "\u{2066}x\u{2069}", "\u{2067}x",
+            "\u{2068}x",
             "C1 \u{85} next line", "C1 \u{9B}31m", "DEL \u{7F}", "line\u{2028}separator", "para\u{2029}graph",
             "word\u{2060}joiner", "invisible\u{2062}times", "\u{FEFF}bom", "mongolian\u{180E}", "\u{206A}deprecated",
         ]
         for text in spoofs {
-            #expect(ChatText.validate(text, length: 1...100) == .failure(.displayControl), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(
+                ChatText.validate(text, length: 1...100) == .failure(.displayControl),
+                "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
         }
         let real = [
             "👨‍👩‍👧‍👦 ZWJ family", "می‌خواهم ZWNJ in Persian", "עברית\u{200F} mark", "عربي\u{061C}", "ภาษา\u{200B}ไทย",
@@ -104,7 +110,9 @@ import Testing
         #expect(json == "[[1234567,57],[2,0]]")
         #expect(try JSONDecoder().decode([RoomHead].self, from: Data(json.utf8)) == heads)
         for bad in ["[[1]]", "[[1,2,3]]", "[{\"room\":1,\"head\":2}]", "[[\"1\",2]]"] {
-            #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode([RoomHead].self, from: Data(bad.utf8)) }
+            #expect(throws: DecodingError.self, "\(bad)") {
+                try JSONDecoder().decode([RoomHead].self, from: Data(bad.utf8))
+            }
         }
     }
 }

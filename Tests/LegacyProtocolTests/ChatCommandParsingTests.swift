@@ -1,6 +1,7 @@
-@testable import GeoChatLegacyProtocol
 import GeoChatDomain
 import XCTest
+
+@testable import GeoChatLegacyProtocol
 
 final class ChatCommandParsingTests: XCTestCase {
     let session = "n7fheb2lk5pv8d873a32tg92k3"
@@ -28,12 +29,15 @@ final class ChatCommandParsingTests: XCTestCase {
     func testAliasesAndDefaults() throws {
         XCTAssertEqual(
             try parse("cmd=create&sessionid=\(session)&longitude=0.5&latitude=0.25&z=3&topic=%20Kista%20"),
-            .create(session: SessionID(session)!, position: MercatorPoint(x: 0.5, y: 0.25)!, zoom: ZoomLevel(3)!, topic: "Kista"))
+            .create(
+                session: SessionID(session)!, position: MercatorPoint(x: 0.5, y: 0.25)!, zoom: ZoomLevel(3)!,
+                topic: "Kista"))
         XCTAssertEqual(
             try parse("cmd=say&sessionid=\(session)&chatid=5&text=hi"),
             .say(session: SessionID(session)!, room: 5, text: "hi"))
         XCTAssertEqual(try parse("cmd=messages&chatid=5"), .messages(room: 5, past: 0, limit: 50, session: nil))
-        XCTAssertEqual(try parse("cmd=messages&chatid=5&limit=1000&past=7"), .messages(room: 5, past: 7, limit: 200, session: nil))
+        XCTAssertEqual(
+            try parse("cmd=messages&chatid=5&limit=1000&past=7"), .messages(room: 5, past: 7, limit: 200, session: nil))
         XCTAssertEqual(try parse("cmd=quit&sessionid=\(session)"), .end(session: SessionID(session)!))
         XCTAssertEqual(try parse("cmd=logout&sessionid=\(session)&t=1700000000"), .end(session: SessionID(session)!))
     }
@@ -53,21 +57,28 @@ final class ChatCommandParsingTests: XCTestCase {
         XCTAssertEqual(code("cmd=chats&lon1=0&lat1=0&lon2=1&lat2=1&minz=1&maxz=18"), .badParam)
         XCTAssertEqual(code("cmd=chats&lon1=0&lat1=0&lon2=1&lat2=1&minz=2.5&maxz=4"), .badParam)
         XCTAssertEqual(code("cmd=say&sessionid=\(session)&chatid=5&msg=%20%20"), .empty)
-        XCTAssertEqual(code("cmd=say&sessionid=\(session)&chatid=5&msg=" + String(repeating: "a", count: 501)), .tooLong)
-        XCTAssertEqual(code("cmd=say&sessionid=\(session)&chatid=5&msg=" + String(repeating: "a", count: 5000)), .tooLarge)
+        XCTAssertEqual(
+            code("cmd=say&sessionid=\(session)&chatid=5&msg=" + String(repeating: "a", count: 501)), .tooLong)
+        XCTAssertEqual(
+            code("cmd=say&sessionid=\(session)&chatid=5&msg=" + String(repeating: "a", count: 5000)), .tooLarge)
         XCTAssertEqual(code("cmd=say&sessionid=\(session)&chatid=5&msg=a&text=b"), .badParam)
         XCTAssertEqual(code("cmd=say&sessionid=nope&chatid=5&msg=a"), .invalidSession)
         XCTAssertEqual(code("cmd=say&sessionid=\(session)&chatid=five&msg=a"), .badParam)
         XCTAssertEqual(code("cmd=messages&chatid=5&limit=0"), .badParam)
         XCTAssertEqual(code("cmd=messages&chatid=5&past=-1"), .badParam)
-        XCTAssertEqual(code("cmd=create&sessionid=\(session)&lon=0.5&lat=0.5&z=3&topic=" + String(repeating: "t", count: 101)), .tooLong)
+        XCTAssertEqual(
+            code("cmd=create&sessionid=\(session)&lon=0.5&lat=0.5&z=3&topic=" + String(repeating: "t", count: 101)),
+            .tooLong)
     }
 
     func testLobbyDialect() throws {
         XCTAssertEqual(
             try LegacyRequest.parseLobbyPost(try FormParameters(query: "", body: "user=jack&message=This+is+a+test")),
             .lobbyPost(user: "jack", message: "This is a test"))
-        XCTAssertThrowsError(try LegacyRequest.parseLobbyPost(try FormParameters(query: "user=jack&message=" + String(repeating: "m", count: 256))))
-        XCTAssertEqual(try LegacyRequest.parseLobbyMessages(try FormParameters(query: "past=17")), .lobbyMessages(past: 17))
+        XCTAssertThrowsError(
+            try LegacyRequest.parseLobbyPost(
+                try FormParameters(query: "user=jack&message=" + String(repeating: "m", count: 256))))
+        XCTAssertEqual(
+            try LegacyRequest.parseLobbyMessages(try FormParameters(query: "past=17")), .lobbyMessages(past: 17))
     }
 }

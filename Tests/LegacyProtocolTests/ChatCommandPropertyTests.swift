@@ -1,8 +1,9 @@
 import Foundation
-@testable import GeoChatLegacyProtocol
 import GeoChatDomain
 import PropertyBased
 import Testing
+
+@testable import GeoChatLegacyProtocol
 
 /// Whatever a client sends to `/chat.php`, the parser answers a checked command
 /// or one of the contract's client errors; it never crashes and never claims

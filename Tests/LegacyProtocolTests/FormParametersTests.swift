@@ -1,6 +1,7 @@
 import GeoChatDomain
-@testable import GeoChatLegacyProtocol
 import XCTest
+
+@testable import GeoChatLegacyProtocol
 
 final class FormParametersTests: XCTestCase {
     func testDecodesPercentAndPlus() throws {
@@ -38,7 +39,9 @@ final class FormParametersTests: XCTestCase {
 
     func testQueryStringAndBodyAreBounded() {
         let long = "pad=" + String(repeating: "a", count: Limits.maxQueryBytes)
-        XCTAssertThrowsError(try FormParameters(query: long)) { XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge) }
+        XCTAssertThrowsError(try FormParameters(query: long)) {
+            XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge)
+        }
         XCTAssertThrowsError(try FormParameters(query: "", body: long)) {
             XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge)
         }
@@ -76,7 +79,9 @@ final class FormParametersTests: XCTestCase {
 
     func testTooManyParametersIsTooLarge() {
         let query = (0...Limits.maxParameterCount).map { "p\($0)=1" }.joined(separator: "&")
-        XCTAssertThrowsError(try FormParameters(query: query)) { XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge) }
+        XCTAssertThrowsError(try FormParameters(query: query)) {
+            XCTAssertEqual(($0 as? ProtocolError)?.code, .tooLarge)
+        }
     }
 
     func testPresentButEmptyCountsAsPresent() throws {

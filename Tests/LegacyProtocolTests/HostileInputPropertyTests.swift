@@ -1,11 +1,12 @@
 import Foundation
-@testable import GeoChatLegacyProtocol
 import GeoChatDomain
 import PropertyBased
 import Testing
 
+@testable import GeoChatLegacyProtocol
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Property-based checks of the parsing layer against hostile input: whatever

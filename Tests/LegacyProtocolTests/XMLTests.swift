@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import GeoChatDomain
-@testable import GeoChatLegacyProtocol
 import XCTest
+
+@testable import GeoChatLegacyProtocol
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 final class XMLTests: XCTestCase {
     func testPlainDecimalIsShortestAndNeverExponential() {
@@ -21,7 +23,8 @@ final class XMLTests: XCTestCase {
     func testPlainDecimalRoundTripsRandomCoordinates() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<10_000 {
-            let value = Double.random(in: 0...1, using: &generator) / pow(10, Double(Int.random(in: 0...12, using: &generator)))
+            let value =
+                Double.random(in: 0...1, using: &generator) / pow(10, Double(Int.random(in: 0...12, using: &generator)))
             let text = PlainDecimal.format(value)
             XCTAssertFalse(text.contains("e"), text)
             XCTAssertEqual(Double(text), value, text)
@@ -31,7 +34,9 @@ final class XMLTests: XCTestCase {
     func testRoomsDocumentIsExactlyTheContractsText() {
         let rooms = [
             RoomInfo(id: 5, position: MercatorPoint(x: 0.8, y: 0.42)!, zoom: ZoomLevel(8)!, topic: "a<b & 'c'\r"),
-            RoomInfo(id: 1_234_567_890_123, position: MercatorPoint(x: 1.25e-10, y: 1)!, zoom: ZoomLevel(0)!, topic: "Zürich ☕"),
+            RoomInfo(
+                id: 1_234_567_890_123, position: MercatorPoint(x: 1.25e-10, y: 1)!, zoom: ZoomLevel(0)!,
+                topic: "Zürich ☕"),
             RoomInfo(id: 7, position: MercatorPoint(x: 0, y: 0.30000000000000004)!, zoom: ZoomLevel(17)!, topic: ""),
         ]
         XCTAssertEqual(
@@ -42,7 +47,11 @@ final class XMLTests: XCTestCase {
                 + "<chat><id>7</id><longitude>0</longitude><latitude>0.30000000000000004</latitude><z>17</z><topic></topic></chat>\n"
                 + "</chats>\n")
         XCTAssertEqual(LegacyXML.rooms([]), "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<chats>\n</chats>\n")
-        XCTAssertEqual(LegacyXML.room(rooms[0]), LegacyXML.declaration + "<chat><id>5</id><longitude>0.8</longitude><latitude>0.42</latitude><z>8</z><topic>a&lt;b &amp; &apos;c&apos;&#13;</topic></chat>\n")
+        XCTAssertEqual(
+            LegacyXML.room(rooms[0]),
+            LegacyXML.declaration
+                + "<chat><id>5</id><longitude>0.8</longitude><latitude>0.42</latitude><z>8</z><topic>a&lt;b &amp; &apos;c&apos;&#13;</topic></chat>\n"
+        )
     }
 
     func testDecimalDigitsAreIntegersText() {
@@ -80,7 +89,8 @@ final class XMLTests: XCTestCase {
         let room = RoomInfo(id: 5, position: MercatorPoint(x: 0.8, y: 0.42)!, zoom: ZoomLevel(8)!, topic: "a<b")
         let documents = [
             LegacyXML.sessionID(SessionID.random()), LegacyXML.success(), LegacyXML.success(id: 18),
-            LegacyXML.error(ProtocolError(.badParam, "x < y & \"z\"")), LegacyXML.room(room), LegacyXML.rooms([room, room]),
+            LegacyXML.error(ProtocolError(.badParam, "x < y & \"z\"")), LegacyXML.room(room),
+            LegacyXML.rooms([room, room]),
             LegacyXML.rooms([]), LegacyXML.messages(room: 5, [message]), LegacyXML.lobbyMessages([message]),
             LegacyXML.participants(room: 5, nicks: ["Lydia", "bob"]),
         ]
@@ -89,7 +99,9 @@ final class XMLTests: XCTestCase {
             let parser = XMLParser(data: Data(document.utf8))
             XCTAssertTrue(parser.parse(), "not well-formed: \(document)")
         }
-        XCTAssertTrue(LegacyXML.messages(room: 5, [message]).contains(
-            "<message added=\"2026-11-23 00:00:02\" id=\"18\"><user>bob</user><text>hi &amp; &lt;welcome&gt; &quot;&apos;</text></message>"))
+        XCTAssertTrue(
+            LegacyXML.messages(room: 5, [message]).contains(
+                "<message added=\"2026-11-23 00:00:02\" id=\"18\"><user>bob</user><text>hi &amp; &lt;welcome&gt; &quot;&apos;</text></message>"
+            ))
     }
 }

@@ -19,7 +19,9 @@ import Testing
                 for n in 1...5 {
                     group.addTask {
                         try await commits.append(
-                            NewMessage(room: room, nick: "n", text: "\(room)-\(n)", author: nil, key: "k\(room)-\(n)", commitBy: later)
+                            NewMessage(
+                                room: room, nick: "n", text: "\(room)-\(n)", author: nil, key: "k\(room)-\(n)",
+                                commitBy: later)
                         )?.message
                     }
                 }
@@ -38,11 +40,15 @@ import Testing
         try await store.open(1)
         let commits = GroupCommit(store: store)
         let later = Deadline.after(.seconds(30))
-        let first = try await commits.append(NewMessage(room: 1, nick: "a", text: "x", author: nil, key: "k", commitBy: later))
+        let first = try await commits.append(
+            NewMessage(room: 1, nick: "a", text: "x", author: nil, key: "k", commitBy: later))
         #expect(first?.message.id == 1)
         await #expect(throws: DuplicateIdempotencyKey.self) {
-            try await commits.append(NewMessage(room: 1, nick: "a", text: "other", author: nil, key: "k", commitBy: later))
+            try await commits.append(
+                NewMessage(room: 1, nick: "a", text: "other", author: nil, key: "k", commitBy: later))
         }
-        #expect(try await commits.append(NewMessage(room: 2, nick: "a", text: "x", author: nil, key: "k2", commitBy: later)) == nil)
+        #expect(
+            try await commits.append(NewMessage(room: 2, nick: "a", text: "x", author: nil, key: "k2", commitBy: later))
+                == nil)
     }
 }

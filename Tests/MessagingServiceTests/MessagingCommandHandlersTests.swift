@@ -19,7 +19,8 @@ import Testing
     let operators = TestKeys.operatorSeal()
 
     init() {
-        outbox = OutboxRelay(outbox: MessageOutbox(store: store), events: events, logger: Logger(label: "test"), grace: .zero)
+        outbox = OutboxRelay(
+            outbox: MessageOutbox(store: store), events: events, logger: Logger(label: "test"), grace: .zero)
         var rooms = CommandHandlers(topic: Topics.roomsCommands)
         rooms.on(LookupRoom.self) { [room] command, _ in
             guard command.room == room else { throw ProtocolError.noSuchChat }
@@ -126,12 +127,16 @@ import Testing
         let store = InMemoryMessageStore(now: clock.read)
         try await store.open(room)
         let later = Deadline.after(.seconds(3600))
-        let first = try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "a", commitBy: later)
+        let first = try await store.append(
+            room: room, nick: "Ann", text: "hi", author: author, key: "a", commitBy: later)
         clock.advance(by: MessageRules.repeatWindowMs - 1)
-        #expect(try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "b", commitBy: later)
-            == .repeated(first!.message, author: author))
+        #expect(
+            try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "b", commitBy: later)
+                == .repeated(first!.message, author: author))
         clock.advance(by: 2)
-        #expect(try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "c", commitBy: later)?.message.id == 2)
+        #expect(
+            try await store.append(room: room, nick: "Ann", text: "hi", author: author, key: "c", commitBy: later)?
+                .message.id == 2)
     }
 
     @Test func aSayWithTooLittleTimeLeftToCommitIsNotStored() async throws {
@@ -164,7 +169,8 @@ import Testing
             try await bus.send(RemoveRoomMessages(rooms: [room], job: 1, batch: 1), within: .seconds(30))
         }
         #expect(try await bus.send(CountMessages(rooms: [room]), within: .seconds(30)).map(\.messages) == [1])
-        _ = try await bus.send(operators.sealed(RemoveRoomMessages(rooms: [room], job: 1, batch: 1)), within: .seconds(30))
+        _ = try await bus.send(
+            operators.sealed(RemoveRoomMessages(rooms: [room], job: 1, batch: 1)), within: .seconds(30))
         #expect(try await store.state(of: room) == .removed)
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await say("after") }
         await #expect(throws: RequestError.self) {

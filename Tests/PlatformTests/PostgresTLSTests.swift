@@ -37,7 +37,8 @@ struct PostgresTLSTests {
     }
 
     @Test func verifyFullWithTheServersCAConnectsEncrypted() async throws {
-        let facts = try await connectionFacts(settings(.verifyFull, ca: ScratchDatabase.certificateAuthority, timeoutMs: 1234))
+        let facts = try await connectionFacts(
+            settings(.verifyFull, ca: ScratchDatabase.certificateAuthority, timeoutMs: 1234))
         #expect(facts.ssl)
         #expect(facts.timeout == "1234ms", "the statement timeout reaches every connection")
     }
@@ -59,13 +60,19 @@ struct PostgresTLSTests {
 
     @Test func theModeIsReadAsLibpqSpellsIt() throws {
         let read = try PostgresSettings(
-            Configuration(arguments: [], environment: ["GEOCHAT_PG_SSLMODE": "verify-full", "GEOCHAT_PG_SSLROOTCERT": "/ca.crt",
-                                                       "GEOCHAT_PG_STATEMENT_TIMEOUT_MS": "5000", "GEOCHAT_PG_POOL_SIZE": "3"]))
+            Configuration(
+                arguments: [],
+                environment: [
+                    "GEOCHAT_PG_SSLMODE": "verify-full", "GEOCHAT_PG_SSLROOTCERT": "/ca.crt",
+                    "GEOCHAT_PG_STATEMENT_TIMEOUT_MS": "5000", "GEOCHAT_PG_POOL_SIZE": "3",
+                ]))
         #expect(read.tlsMode == .verifyFull && read.rootCertificatePath == "/ca.crt")
         #expect(read.statementTimeoutMs == 5000 && read.maxConnections == 3)
         #expect(throws: ConfigurationError.self) {
             try PostgresSettings(Configuration(arguments: [], environment: ["GEOCHAT_PG_SSLMODE": "verify-ca"]))
         }
-        #expect(try PostgresSettings(Configuration(arguments: [], environment: [:])).tlsMode == .require, "encrypted unless told otherwise")
+        #expect(
+            try PostgresSettings(Configuration(arguments: [], environment: [:])).tlsMode == .require,
+            "encrypted unless told otherwise")
     }
 }

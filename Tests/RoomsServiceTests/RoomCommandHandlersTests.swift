@@ -16,9 +16,12 @@ import Testing
     let operators = TestKeys.operatorSeal()
 
     init() {
-        bus = InMemoryCommandBus([RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
-            operatorSeal: operators, logger: Logger(label: "test")).handlers])
+        bus = InMemoryCommandBus([
+            RoomCommandHandlers(
+                store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
+                operatorSeal: operators, logger: Logger(label: "test")
+            ).handlers
+        ])
     }
 
     func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
@@ -26,7 +29,8 @@ import Testing
     }
 
     func create(_ topic: String, x: Double = 0.25, y: Double = 0.25, z: Int = 9) async throws -> RoomInfo {
-        try await send(CreateRoom(session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!, topic: topic))
+        try await send(
+            CreateRoom(session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!, topic: topic))
     }
 
     @Test func createMakesARoomOnceWithinTheRetryWindowAndAnnouncesIt() async throws {
@@ -36,7 +40,10 @@ import Testing
         let created = events.published(RoomEvent.self)
         #expect(created.count == 1, "a retry announces nothing: the first event is out or in the outbox")
         for event in created {
-            guard case .created(let announced) = event else { Issue.record("not a created event: \(event)"); return }
+            guard case .created(let announced) = event else {
+                Issue.record("not a created event: \(event)")
+                return
+            }
             #expect(announced == room)
         }
         #expect(try await send(LookupRoom(room: room.id)) == room)
@@ -68,7 +75,8 @@ import Testing
         let bob = SessionID.random()
         _ = try await send(JoinRoom(room: room.id, session: bob, nick: "bob"))
         _ = try await send(JoinRoom(room: room.id, session: alice, nick: "Alice"))
-        #expect(try await send(ListMembers(room: room.id)).map(\.nick) == ["Alice", "bob"], "byte order: upper case first")
+        #expect(
+            try await send(ListMembers(room: room.id)).map(\.nick) == ["Alice", "bob"], "byte order: upper case first")
         _ = try await send(LeaveRoom(room: room.id, session: bob))
         #expect(try await send(ListMembers(room: room.id)).map(\.session) == [alice])
         let kinds = events.published(RoomEvent.self).map { event -> String in
@@ -86,13 +94,17 @@ import Testing
         await #expect(throws: RequestError.refused(.noSuchChat)) {
             try await send(JoinRoom(room: 999, session: alice, nick: "Alice"))
         }
-        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LeaveRoom(room: 999, session: alice)) }
+        await #expect(throws: RequestError.refused(.noSuchChat)) {
+            try await send(LeaveRoom(room: 999, session: alice))
+        }
     }
 
     @Test func theLobbyIsFoundAndCannotBeRemoved() async throws {
         let lobby = try await send(LocateLobby())
         #expect(lobby.topic == "Lobby")
-        await #expect(throws: RequestError.self) { try await send(operators.sealed(RemoveRoom(room: lobby.id, by: "admin"))) }
+        await #expect(throws: RequestError.self) {
+            try await send(operators.sealed(RemoveRoom(room: lobby.id, by: "admin")))
+        }
         #expect(try await send(LookupRoom(room: lobby.id)) == lobby)
     }
 
@@ -100,15 +112,23 @@ import Testing
         let room = try await create("Doomed")
         // Unsealed, sealed with another key, or changed after sealing: refused, nothing removed.
         let forged = [
-            RemoveRoom(room: room.id, by: "root"), TestKeys.operatorSeal().sealed(RemoveRoom(room: room.id, by: "root")),
-            { var moved = operators.sealed(RemoveRoom(room: 1, by: "root")); moved.room = room.id; return moved }(),
+            RemoveRoom(room: room.id, by: "root"),
+            TestKeys.operatorSeal().sealed(RemoveRoom(room: room.id, by: "root")),
+            {
+                var moved = operators.sealed(RemoveRoom(room: 1, by: "root"))
+                moved.room = room.id
+                return moved
+            }(),
         ]
         for command in forged {
             do {
                 _ = try await send(command)
                 Issue.record("a forged removal was carried out")
             } catch {
-                guard case .refused(let refusal) = error else { Issue.record("\(error)"); continue }
+                guard case .refused(let refusal) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(refusal.code == .badParam && refusal.text.contains("operator key"))
             }
         }
@@ -116,7 +136,8 @@ import Testing
         _ = try await send(operators.sealed(RemoveRoom(room: room.id, by: "root")))
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LookupRoom(room: room.id)) }
         guard case .removed(let removed, let reason) = events.published(RoomEvent.self).last else {
-            Issue.record("no removed event"); return
+            Issue.record("no removed event")
+            return
         }
         #expect(removed == room.id && reason == "admin")
         await #expect(throws: RequestError.refused(.noSuchChat)) {
@@ -128,20 +149,28 @@ import Testing
         let clock = TestClock(nowMs: 10_000_000)
         let store = InMemoryRoomStore(now: clock.read)
         let events = RecordedEvents()
-        let bus = InMemoryCommandBus([RoomCommandHandlers(
-            store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "t")),
-            operatorSeal: operators, logger: Logger(label: "t")).handlers])
+        let bus = InMemoryCommandBus([
+            RoomCommandHandlers(
+                store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "t")),
+                operatorSeal: operators, logger: Logger(label: "t")
+            ).handlers
+        ])
         let point = MercatorPoint(x: 0.5, y: 0.5)!
         var idle: [RoomID] = []
         for i in 0..<3 {
-            idle.append(try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "idle \(i)").value.id)
+            idle.append(
+                try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "idle \(i)").value
+                    .id)
         }
         clock.advance(by: 100_000)
-        let visited = try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "visited").value.id
+        let visited = try await store.create(session: alice, position: point, zoom: ZoomLevel(5)!, topic: "visited")
+            .value.id
         let cutoff = clock.read() - 50_000
-        let page = try await bus.send(SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(30))
+        let page = try await bus.send(
+            SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(30))
         #expect(page == idle, "never the lobby, never a visited room")
-        _ = try await store.join(idle[0], session: alice, nick: "Alice", nickVersion: 1, announce: false)  // a visit after the selection saves it
+        // A visit after the selection saves it.
+        _ = try await store.join(idle[0], session: alice, nick: "Alice", nickVersion: 1, announce: false)
         let unsealed = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
         await #expect(throws: RequestError.self) { try await bus.send(unsealed, within: .seconds(30)) }
         let command = operators.sealed(unsealed)
@@ -149,13 +178,16 @@ import Testing
         #expect(removed.sorted() == [idle[1], idle[2]])
         #expect(try await bus.send(command, within: .seconds(30)).sorted() == [idle[1], idle[2]], "the retry's answer")
         guard case .removedRooms(let announced, _) = events.published(RoomEvent.self).last else {
-            Issue.record("no removal event"); return
+            Issue.record("no removal event")
+            return
         }
         #expect(announced.sorted() == [idle[1], idle[2]])
         await #expect(throws: RequestError.self) {
             try await bus.send(
                 operators.sealed(
-                    RemoveIdleRooms(rooms: (1...Int64(Limits.maxRoomBatch + 1)).map(RoomID.init), idleBeforeMs: cutoff, reason: "x", job: 1)),
+                    RemoveIdleRooms(
+                        rooms: (1...Int64(Limits.maxRoomBatch + 1)).map(RoomID.init), idleBeforeMs: cutoff, reason: "x",
+                        job: 1)),
                 within: .seconds(30))
         }
     }

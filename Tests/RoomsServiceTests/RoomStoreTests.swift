@@ -40,7 +40,9 @@ import Testing
     /// anonymous post and a room that does not exist make no member; an ended
     /// session is not brought back.
     static func checkSayers(_ store: some RoomStore) async throws {
-        let alice = SessionID.random(), bob = SessionID.random(), gone = SessionID.random()
+        let alice = SessionID.random()
+        let bob = SessionID.random()
+        let gone = SessionID.random()
         let p = MercatorPoint(x: 0.25, y: 0.75)!
         let room = try await store.create(session: alice, position: p, zoom: ZoomLevel(8)!, topic: "Sayers").value.id
         _ = try await store.join(room, session: bob, nick: "Bob", nickVersion: 3, announce: false)
@@ -49,21 +51,28 @@ import Testing
             [
                 Sayer(room: room, session: alice, nick: "Alice"), Sayer(room: room, session: alice, nick: "Alice"),
                 Sayer(room: room, session: bob, nick: "bobby"), Sayer(room: room, session: nil, nick: "anon"),
-                Sayer(room: RoomID(room.rawValue + 1000), session: alice, nick: "Alice"), Sayer(room: room, session: gone, nick: "Gone"),
+                Sayer(room: RoomID(room.rawValue + 1000), session: alice, nick: "Alice"),
+                Sayer(room: room, session: gone, nick: "Gone"),
             ], announce: true)
-        #expect(first.map { $0.record.decode(RoomEvent.self) } == [.joined(room: room, session: alice, nick: "Alice")],
-                "only the new membership is announced, once")
+        #expect(
+            first.map { $0.record.decode(RoomEvent.self) } == [.joined(room: room, session: alice, nick: "Alice")],
+            "only the new membership is announced, once")
         let members = try #require(try await store.members(room))
         #expect(members.map(\.nick).sorted() == ["Alice", "Bob"], "a message's nick never replaces the one held")
         #expect(try await store.members(RoomID(room.rawValue + 1000)) == nil)
-        #expect(try await store.sayersJoined([Sayer(room: room, session: alice, nick: "Alice")], announce: true).isEmpty,
-                "a member's say announces nothing")
-        #expect(try await store.sayersJoined([Sayer(room: room, session: SessionID.random(), nick: "Quiet")], announce: false).isEmpty)
+        #expect(
+            try await store.sayersJoined([Sayer(room: room, session: alice, nick: "Alice")], announce: true).isEmpty,
+            "a member's say announces nothing")
+        #expect(
+            try await store.sayersJoined(
+                [Sayer(room: room, session: SessionID.random(), nick: "Quiet")], announce: false
+            ).isEmpty)
         #expect(try #require(try await store.members(room)).count == 3)
     }
 
     static func checkRules(_ store: some RoomStore) async throws {
-        let alice = SessionID.random(), bob = SessionID.random()
+        let alice = SessionID.random()
+        let bob = SessionID.random()
         let lobby = try #require(try await store.lobby())
         #expect(lobby.topic == "Lobby")
         let p = MercatorPoint(x: 0.25, y: 0.75)!
@@ -83,7 +92,9 @@ import Testing
         let joined = try await store.join(room.id, session: alice, nick: "zed", nickVersion: 1, announce: true)
         #expect(joined.value)
         #expect(joined.event?.record.decode(RoomEvent.self) == .joined(room: room.id, session: alice, nick: "zed"))
-        #expect(try await store.region(RegionQuery(box: box, zooms: 8...8, cap: 1)).map(\.id) == [room.id], "newest visit wins the cap")
+        #expect(
+            try await store.region(RegionQuery(box: box, zooms: 8...8, cap: 1)).map(\.id) == [room.id],
+            "newest visit wins the cap")
         #expect(try await store.page(after: 0, before: nil, limit: 10).map(\.room.id) == [lobby.id, room.id, other.id])
         #expect(try await store.page(after: 0, before: other.id, limit: 10).map(\.room.id) == [lobby.id, room.id])
         #expect(try await store.page(after: room.id, before: other.id, limit: 10).isEmpty, "both bounds are exclusive")
@@ -94,13 +105,20 @@ import Testing
 
         let joinedAt = WallClock.nowMs()
         #expect(try await store.join(room.id, session: bob, nick: "Bob", nickVersion: 1, announce: false).value)
-        #expect(try await store.join(room.id, session: alice, nick: "Alice", nickVersion: 2, announce: false).value, "joining again renames")
+        #expect(
+            try await store.join(room.id, session: alice, nick: "Alice", nickVersion: 2, announce: false).value,
+            "joining again renames")
         #expect(try await store.members(room.id)?.map(\.nick) == ["Alice", "Bob"])
         #expect(try await store.members(room.id)?.map(\.nickVersion) == [2, 1])
-        #expect(try await store.members(room.id)?.allSatisfy { ($0.activeAtMs ?? 0) >= joinedAt - 1000 } == true,
-                "a join is a sign of life the owner records")
-        #expect(try await store.join(room.id, session: alice, nick: "old", nickVersion: 1, announce: false).value, "a late join of an older nick")
-        #expect(try await store.join(room.id, session: alice, nick: "fromAMessage", nickVersion: nil, announce: false).value)
+        #expect(
+            try await store.members(room.id)?.allSatisfy { ($0.activeAtMs ?? 0) >= joinedAt - 1000 } == true,
+            "a join is a sign of life the owner records")
+        #expect(
+            try await store.join(room.id, session: alice, nick: "old", nickVersion: 1, announce: false).value,
+            "a late join of an older nick")
+        #expect(
+            try await store.join(room.id, session: alice, nick: "fromAMessage", nickVersion: nil, announce: false).value
+        )
         #expect(try await store.members(room.id)?.map(\.nick) == ["Alice", "Bob"], "keeps the newest nick")
         try await store.renameMember(bob, nick: "Bobby", version: 3)
         try await store.renameMember(bob, nick: "Bobby-late", version: 2)
@@ -112,12 +130,16 @@ import Testing
         #expect(try await store.leave(999_999, session: bob).value == false)
         try await store.removeMemberships(of: alice)
         #expect(try await store.members(room.id) == [])
-        #expect(try await store.join(room.id, session: alice, nick: "Alice", nickVersion: 3, announce: false).value == false, "an ended session stays out")
+        #expect(
+            try await store.join(room.id, session: alice, nick: "Alice", nickVersion: 3, announce: false).value
+                == false, "an ended session stays out")
         #expect(try await store.members(999_999) == nil)
-        #expect(try await store.join(999_999, session: bob, nick: "Bob", nickVersion: 1, announce: false).value == false)
+        #expect(
+            try await store.join(999_999, session: bob, nick: "Bob", nickVersion: 1, announce: false).value == false)
 
         let future = Date().addingTimeInterval(60)
-        #expect(try await store.idleRooms(after: 0, before: future, limit: 10) == [room.id, other.id], "never the lobby")
+        #expect(
+            try await store.idleRooms(after: 0, before: future, limit: 10) == [room.id, other.id], "never the lobby")
         #expect(try await store.idleRooms(after: room.id, before: future, limit: 10) == [other.id])
         #expect(try await store.idleRooms(after: 0, before: Date().addingTimeInterval(-60), limit: 10).isEmpty)
         let removal = try await store.removeIdleRooms([other.id, lobby.id], before: future, reason: "job 7")
@@ -139,8 +161,10 @@ import Testing
         #expect(try await store.removeNow(room.id, reason: "admin").value == .noSuchRoom)
 
         // Every staged event is still in the outbox; a relay pass takes them in order.
-        let staged = [created.event, otherCreated.event, joined.event, left.event, leftAgain.event, removal.event,
-                      removedNow.event].compactMap { $0 }
+        let staged = [
+            created.event, otherCreated.event, joined.event, left.event, leftAgain.event, removal.event,
+            removedNow.event,
+        ].compactMap { $0 }
         #expect(staged.count == 7)
         let relayed = try await OutboxChecks.relayAll(store.outbox)
         #expect(relayed.map(\.seq) == staged.map(\.seq).sorted())

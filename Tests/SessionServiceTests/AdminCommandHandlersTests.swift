@@ -21,7 +21,8 @@ struct AdminCommandHandlersTests {
         let seal: LoginSeal
 
         /// A login as a gateway sends it: the token minted here, the password sealed.
-        func login(_ name: String, _ password: String, seal other: LoginSeal? = nil) -> (command: LogIn, token: String) {
+        func login(_ name: String, _ password: String, seal other: LoginSeal? = nil) -> (command: LogIn, token: String)
+        {
             let token = BearerToken.generate()
             let hash = BearerToken.hash(token)!
             let sealed = (other ?? seal).seal(password, name: name, tokenHash: hash)
@@ -42,15 +43,20 @@ struct AdminCommandHandlersTests {
             let sessions = PostgresSessionStore(database: database)
             try await sessions.migrate()
             let store = AdminStore(database: database)
-            _ = try await store.saveAdmin(AdminName("root")!, passwordHash: Bcrypt.hash("correct horse", cost: 4), replace: false)
+            _ = try await store.saveAdmin(
+                AdminName("root")!, passwordHash: Bcrypt.hash("correct horse", cost: 4), replace: false)
             let events = RecordedEvents()
             let seal = Self.randomSeal()
             let handlers = AdminCommandHandlers(
-                store: store, state: StateBroadcaster(store: store, events: events, stateRecordCount: { 0 }, logger: Logger(label: "t")),
+                store: store,
+                state: StateBroadcaster(
+                    store: store, events: events, stateRecordCount: { 0 }, logger: Logger(label: "t")),
                 tokenLifetimeSeconds: 600, loginFailureLimit: 3, decoyHash: Bcrypt.hash("decoy", cost: 4),
                 loginSeal: seal, logger: Logger(label: "test"))
             try await body(
-                Fixture(store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers]), seal: seal))
+                Fixture(
+                    store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers]),
+                    seal: seal))
         }
     }
 
@@ -92,7 +98,9 @@ struct AdminCommandHandlersTests {
             }
             _ = try await admin.send(admin.login("root", "wrong").command)
             // Three failures of one name: even the right password is throttled now.
-            await #expect(throws: RequestError.self) { try await admin.send(admin.login("root", "correct horse").command) }
+            await #expect(throws: RequestError.self) {
+                try await admin.send(admin.login("root", "correct horse").command)
+            }
             let outcomes = try await admin.audit("login").map(\.outcome)
             #expect(outcomes.filter { $0 == "denied" }.count == 4)
             #expect(outcomes.contains("throttled"))
@@ -178,7 +186,9 @@ struct AdminCommandHandlersTests {
             #expect(try await admin.send(ListLiveSessions(nick: "al", limit: 10)).map(\.nick) == ["Alice"])
             await #expect(throws: RequestError.self) { try await admin.send(ListLiveSessions(nick: "a-b", limit: 10)) }
             let recorded = try await admin.send(
-                RecordAudit(AuditEntry(actor: "root", action: "remove-room", target: "room 7", outcome: "ok", gateway: "forged")))
+                RecordAudit(
+                    AuditEntry(actor: "root", action: "remove-room", target: "room 7", outcome: "ok", gateway: "forged")
+                ))
             #expect(recorded.gateway == "memory", "the requester, not what the command claims")
             #expect(try await admin.send(ReadAuditLog(limit: 1)).map(\.action) == ["remove-room"])
         }
@@ -195,7 +205,10 @@ struct AdminCommandHandlersTests {
             for _ in 0..<6 {
                 group.addTask {
                     do {
-                        _ = try await checks.verify("p", hash: "h") { _, _ in gate.wait(); return true }
+                        _ = try await checks.verify("p", hash: "h") { _, _ in
+                            gate.wait()
+                            return true
+                        }
                         return "checked"
                     } catch { return "refused" }
                 }

@@ -19,10 +19,13 @@ import Testing
     init() {
         store = InMemorySessionStore(now: clock.read)
         relay = OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test"), grace: .zero)
-        bus = InMemoryCommandBus([SessionCommandHandlers(store: store, outbox: relay, logger: Logger(label: "test")).handlers])
+        bus = InMemoryCommandBus([
+            SessionCommandHandlers(store: store, outbox: relay, logger: Logger(label: "test")).handlers
+        ])
     }
 
-    func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random()) async throws(RequestError)
+    func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random())
+        async throws(RequestError)
         -> Command.Reply
     {
         try await bus.send(command, idempotencyKey: key, within: .seconds(30))
@@ -57,7 +60,9 @@ import Testing
     @Test func lookupAnswersTheStoredSessionOrInvalidSession() async throws {
         let session = try await send(StartSession(nick: "Ann"))
         #expect(try await send(LookupSession(session: session.id)) == session)
-        await #expect(throws: RequestError.refused(.invalidSession)) { try await send(LookupSession(session: .random())) }
+        await #expect(throws: RequestError.refused(.invalidSession)) {
+            try await send(LookupSession(session: .random()))
+        }
     }
 
     @Test func renameRaisesTheVersionAndAnnouncesIt() async throws {
@@ -100,10 +105,14 @@ import Testing
         let renamed = try await send(RenameSession(session: session.id, nick: "Waiting"))
         #expect(events.count == 0)
         #expect(store.events.pending.count == 2, "committed with the change, kept for the relay")
-        #expect(try await relay.pass() == .relayed(published: 0, failed: 2, backlog: 2), "a lane stops at its first refusal")
+        #expect(
+            try await relay.pass() == .relayed(published: 0, failed: 2, backlog: 2), "a lane stops at its first refusal"
+        )
         events.refuse(false)
         #expect(try await relay.pass() == .relayed(published: 2, failed: 0, backlog: 0))
-        #expect(events.published(SessionEvent.self) == [.started(session), .renamed(renamed)], "in the order of the changes")
+        #expect(
+            events.published(SessionEvent.self) == [.started(session), .renamed(renamed)], "in the order of the changes"
+        )
         #expect(try await relay.pass() == .relayed(published: 0, failed: 0, backlog: 0))
     }
 

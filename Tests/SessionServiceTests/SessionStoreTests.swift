@@ -59,7 +59,9 @@ import Testing
         #expect(try await store.end(idle.id, key: "e3") == nil, "an end after an idle end finds nothing")
 
         // Every staged event is still in the outbox; a relay pass takes them in order.
-        let staged = [started.event, renamed?.event, ended?.event, idleStart.event, expired.first?.event].compactMap { $0 }
+        let staged = [started.event, renamed?.event, ended?.event, idleStart.event, expired.first?.event].compactMap {
+            $0
+        }
         #expect(staged.count == 5)
         let relayed = try await OutboxChecks.relayAll(store.outbox)
         #expect(relayed.map(\.seq) == staged.map(\.seq).sorted())

@@ -28,7 +28,9 @@ public enum ScratchDatabase {
     }
 
     public struct NotConfigured: Error, CustomStringConvertible {
-        public var description: String { "GEOCHAT_TEST_PG_PORT is not set (deploy/test.sh starts a PostgreSQL for the unit tests)" }
+        public var description: String {
+            "GEOCHAT_TEST_PG_PORT is not set (deploy/test.sh starts a PostgreSQL for the unit tests)"
+        }
     }
 
     public static func with<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
@@ -58,7 +60,9 @@ public enum ScratchDatabase {
     }
 
     /// Runs `body` while the database's pool runs.
-    public static func running<T: Sendable>(_ database: Database, _ body: @Sendable () async throws -> T) async throws -> T {
+    public static func running<T: Sendable>(_ database: Database, _ body: @Sendable () async throws -> T) async throws
+        -> T
+    {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 await database.run()

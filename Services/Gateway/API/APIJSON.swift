@@ -1,9 +1,9 @@
 import Foundation
-import GeoChatDomain
-import Hummingbird
-import HTTPTypes
-import NIOCore
 import GatewayCore
+import GeoChatDomain
+import HTTPTypes
+import Hummingbird
+import NIOCore
 
 /// JSON out, JSON in: one encoder setting for every answer.
 enum APIJSON {

@@ -1,5 +1,5 @@
-import GeoChatDomain
 import GatewayCore
+import GeoChatDomain
 
 /// The JSON API's bodies (docs/api.md; the schemas of openapi.json, checked by `OpenAPISpecTests`).
 /// Places go out in both WGS 84 degrees and normalized Mercator values.

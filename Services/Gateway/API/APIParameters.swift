@@ -1,6 +1,6 @@
+import GatewayCore
 import GeoChatDomain
 import Hummingbird
-import GatewayCore
 
 /// The JSON API's query parameters, read strictly: numbers are finite decimals,
 /// places are WGS 84 degrees (`latitude`/`longitude`) or normalized Mercator
@@ -54,7 +54,9 @@ struct APIParameters {
 
     func choice(_ name: String, of choices: [String]) throws(ProtocolError) -> String? {
         guard let raw = value(name) else { return nil }
-        guard choices.contains(String(raw)) else { throw .bad(name, "must be one of: \(choices.joined(separator: ", "))") }
+        guard choices.contains(String(raw)) else {
+            throw .bad(name, "must be one of: \(choices.joined(separator: ", "))")
+        }
         return String(raw)
     }
 
@@ -75,7 +77,8 @@ struct APIParameters {
     /// A point: `latitude` and `longitude`, or `x` and `y`.
     func place() throws(ProtocolError) -> GeoPoint {
         try APIPlaces.place(
-            latitude: try number("latitude"), longitude: try number("longitude"), x: try number("x"), y: try number("y"))
+            latitude: try number("latitude"), longitude: try number("longitude"), x: try number("x"), y: try number("y")
+        )
     }
 
     /// A box: `south`, `west`, `north`, `east` in degrees (latitudes beyond the
@@ -93,11 +96,15 @@ struct APIParameters {
         }
         func edge(_ name: String, _ range: ClosedRange<Double>) throws(ProtocolError) -> Double {
             guard let value = try number(name) else { throw .missing(name) }
-            guard range.contains(value) else { throw .bad(name, "must be from \(range.lowerBound) to \(range.upperBound)") }
+            guard range.contains(value) else {
+                throw .bad(name, "must be from \(range.lowerBound) to \(range.upperBound)")
+            }
             return value
         }
-        let south = try edge("south", -90...90), north = try edge("north", -90...90)
-        let west = try edge("west", -180...180), east = try edge("east", -180...180)
+        let south = try edge("south", -90...90)
+        let north = try edge("north", -90...90)
+        let west = try edge("west", -180...180)
+        let east = try edge("east", -180...180)
         guard south <= north else { throw .bad("south", "is north of 'north'") }
         guard west <= east else {
             throw .bad("west", "is east of 'east'; ask for a box across the antimeridian as two boxes")
@@ -138,7 +145,8 @@ enum APIPlaces {
 
     static func given(latitude: Double?, longitude: Double?, x: Double?, y: Double?) throws(ProtocolError) -> Given {
         if (latitude != nil || longitude != nil) && (x != nil || y != nil) {
-            throw .bad("x", "cannot be given with 'latitude' and 'longitude': a place is in degrees or in Mercator values")
+            throw .bad(
+                "x", "cannot be given with 'latitude' and 'longitude': a place is in degrees or in Mercator values")
         }
         if latitude != nil || longitude != nil {
             guard let latitude else { throw .missing("latitude") }

@@ -1,9 +1,9 @@
+import GatewayCore
 import GeoChatDomain
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
-import GatewayCore
 
 /// The JSON API under `/api/v1` (docs/api.md; the contract is openapi.json,
 /// `OpenAPISpec`, served at `/api/v1/openapi.json`). Each route is registered
@@ -37,7 +37,8 @@ struct APIRoutes: Sendable {
         api.on(.renameSession) { request, context in
             await respond("api_nick", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
-                let nick = try Self.nickname(try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
+                let nick = try Self.nickname(
+                    try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
                 let renamed = try await actions.rename(session, to: nick, client: client(request, context))
                 return APIJSON.response(APIModels.Session(renamed))
             }
@@ -68,13 +69,15 @@ struct APIRoutes: Sendable {
             await respond("api_create", request, context) { () async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let body = try APIJSON.decode(APIModels.CreateRoom.self, from: try await body(request))
-                let position = try APIPlaces.given(latitude: body.latitude, longitude: body.longitude, x: body.x, y: body.y)
+                let position = try APIPlaces.given(
+                    latitude: body.latitude, longitude: body.longitude, x: body.x, y: body.y)
                 guard let raw = body.zoom else { throw .missing("zoom") }
                 guard let zoom = ZoomLevel(raw) else { throw .bad("zoom", "must be a whole number from 0 to 17") }
                 guard let rawTopic = body.topic else { throw .missing("topic") }
                 let topic = try ChatText.validate(rawTopic, length: Limits.topicLength).get(field: "topic")
                 let room = try await actions.create(
-                    session: session, position: position.position, zoom: zoom, topic: topic, client: client(request, context))
+                    session: session, position: position.position, zoom: zoom, topic: topic,
+                    client: client(request, context))
                 return APIJSON.response(APIModels.Room(room), status: .created)
             }
         }
@@ -105,7 +108,8 @@ struct APIRoutes: Sendable {
                 let room = try Self.room(context)
                 let parameters = try APIParameters(request, for: .messages)
                 let after = try parameters.messageID("after")
-                let limit = try parameters.integer("limit", in: 1...Limits.maxMessageLimit) ?? Limits.defaultMessageLimit
+                let limit =
+                    try parameters.integer("limit", in: 1...Limits.maxMessageLimit) ?? Limits.defaultMessageLimit
                 let wait = try parameters.integer("wait", in: Limits.maxWaitSeconds) ?? 0
                 let found = try await actions.messages(
                     room: room, past: after, limit: limit, session: try Self.optionalSession(request),
@@ -120,7 +124,8 @@ struct APIRoutes: Sendable {
                 let body = try APIJSON.decode(APIModels.Say.self, from: try await body(request))
                 guard let raw = body.text else { throw .missing("text") }
                 let text = try ChatText.validate(raw, length: Limits.messageLength).get(field: "text")
-                let stored = try await actions.say(session: session, room: room, text: text, client: client(request, context))
+                let stored = try await actions.say(
+                    session: session, room: room, text: text, client: client(request, context))
                 return APIJSON.response(APIModels.Message(stored), status: .created)
             }
         }
@@ -209,7 +214,8 @@ struct APIRoutes: Sendable {
 
     /// An operation's answer, counted: the response, or the error's problem document.
     private func answer(
-        _ name: String, _ request: Request, _ started: ContinuousClock.Instant, _ outcome: Result<Response, ProtocolError>
+        _ name: String, _ request: Request, _ started: ContinuousClock.Instant,
+        _ outcome: Result<Response, ProtocolError>
     ) -> Response {
         switch outcome {
         case .success(let response):
@@ -284,7 +290,9 @@ struct APIRoutes: Sendable {
             guard let direction = try p.number("direction") else { throw .missing("direction") }
             guard let fieldOfView = try p.number("fieldOfView") else { throw .missing("fieldOfView") }
             guard (0...360).contains(direction) else { throw .bad("direction", "must be from 0 to 360 degrees") }
-            guard fieldOfView > 0, fieldOfView <= 360 else { throw .bad("fieldOfView", "must be more than 0 and at most 360 degrees") }
+            guard fieldOfView > 0, fieldOfView <= 360 else {
+                throw .bad("fieldOfView", "must be more than 0 and at most 360 degrees")
+            }
             shape = .sector(direction: direction, fieldOfView: fieldOfView)
         }
         if p.has("semiMajor") || p.has("semiMinor") || p.has("orientation") {
@@ -292,13 +300,16 @@ struct APIRoutes: Sendable {
             guard let a = try p.number("semiMajor") else { throw .missing("semiMajor") }
             guard let b = try p.number("semiMinor") else { throw .missing("semiMinor") }
             let orientation = try p.number("orientation") ?? 0
-            guard a > 0, a <= NearbyQuery.maxRadiusMetres else { throw .bad("semiMajor", "must be more than 0 and at most \(Int(NearbyQuery.maxRadiusMetres)) metres") }
+            guard a > 0, a <= NearbyQuery.maxRadiusMetres else {
+                throw .bad("semiMajor", "must be more than 0 and at most \(Int(NearbyQuery.maxRadiusMetres)) metres")
+            }
             guard b > 0, b <= a else { throw .bad("semiMinor", "must be more than 0 and at most 'semiMajor'") }
             guard (0...360).contains(orientation) else { throw .bad("orientation", "must be from 0 to 360 degrees") }
             radius = a
             shape = .ellipse(semiMajor: a, semiMinor: b, orientation: orientation)
         }
-        guard let query = NearbyQuery(center: center, radiusMetres: radius, limit: limit, zooms: zooms, shape: shape) else {
+        guard let query = NearbyQuery(center: center, radiusMetres: radius, limit: limit, zooms: zooms, shape: shape)
+        else {
             throw .bad("radius", "does not make a query")  // each value was checked above
         }
         return query
@@ -309,7 +320,8 @@ extension RouterMethods {
     /// The route of one documented operation: its method and path template.
     @discardableResult
     func on(
-        _ operation: APIOperation, use handler: @Sendable @escaping (Request, Context) async throws -> some ResponseGenerator
+        _ operation: APIOperation,
+        use handler: @Sendable @escaping (Request, Context) async throws -> some ResponseGenerator
     ) -> Self {
         on(RouterPath(operation.path), method: operation.method, use: handler)
     }

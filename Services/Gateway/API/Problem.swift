@@ -1,9 +1,9 @@
 import Foundation
-import GeoChatDomain
-import Hummingbird
-import HTTPTypes
-import NIOCore
 import GatewayCore
+import GeoChatDomain
+import HTTPTypes
+import Hummingbird
+import NIOCore
 
 /// An error as the JSON API answers it: `application/problem+json` (RFC 9457),
 /// with the protocol's error code, so clients of both APIs act on the same codes.

@@ -1,8 +1,8 @@
-import GeoChatDomain
-import Hummingbird
-import HTTPTypes
-import NIOCore
 import GatewayCore
+import GeoChatDomain
+import HTTPTypes
+import Hummingbird
+import NIOCore
 
 /// One page of a room's transcript, as `text/plain` (one line a message,
 /// `Transcript.line`) or JSON; the next page is named by `next` (JSON) or a
@@ -37,7 +37,8 @@ struct TranscriptPage {
         }
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
         if let next {
-            headers[Self.link] = "<\(APIRoutes.base)/rooms/\(room)/transcript?format=text&after=\(next)&limit=\(limit)>; rel=\"next\""
+            headers[Self.link] =
+                "<\(APIRoutes.base)/rooms/\(room)/transcript?format=text&after=\(next)&limit=\(limit)>; rel=\"next\""
         }
         let text = messages.map { Transcript.line($0) }.joined()
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))

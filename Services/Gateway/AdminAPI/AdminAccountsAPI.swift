@@ -59,7 +59,8 @@ extension AdminEndpoints {
             before = id
         }
         let query = AuditQuery(
-            before: before, actor: AdminJSON.text(call.request, "actor"), action: AdminJSON.text(call.request, "action"),
+            before: before, actor: AdminJSON.text(call.request, "actor"),
+            action: AdminJSON.text(call.request, "action"),
             outcome: AdminJSON.text(call.request, "outcome"))
         if let problem = query.problem { throw .badRequest("'\(problem.field)' \(problem.why)") }
         let entries = try await backend.send(ReadAuditLog(limit: limit, query: query))

@@ -1,7 +1,7 @@
+import GatewayCore
 import GeoChatBus
 import GeoChatDomain
 import Logging
-import GatewayCore
 
 /// The admin API's view of the services: the session service (accounts,
 /// tokens, bans, settings, audit), rooms and messaging (their part of the room
@@ -24,12 +24,14 @@ struct AdminBackend: Sendable {
     /// Records an action carried out outside the session service. The action
     /// already happened, so a lost audit row is logged loudly rather than undoing it.
     func audit(_ admin: String, _ action: String, _ target: String, _ outcome: String, _ detail: String = "") async {
-        let entry = AuditEntry(actor: admin, action: action, target: target, outcome: outcome, detail: detail, gateway: gateway)
+        let entry = AuditEntry(
+            actor: admin, action: action, target: target, outcome: outcome, detail: detail, gateway: gateway)
         do {
             _ = try await send(RecordAudit(entry))
         } catch {
             logger.error(
-                "audit row not written", metadata: ["admin": "\(admin)", "action": "\(action)", "target": "\(target)", "outcome": "\(outcome)"])
+                "audit row not written",
+                metadata: ["admin": "\(admin)", "action": "\(action)", "target": "\(target)", "outcome": "\(outcome)"])
         }
     }
 }

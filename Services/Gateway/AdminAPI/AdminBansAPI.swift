@@ -17,10 +17,14 @@ extension AdminEndpoints {
         let target: BanTarget
         switch (body.nick, body.session) {
         case (let nick?, nil):
-            guard let t = BanTarget(kind: .nick, value: nick) else { throw .badRequest("'nick' is not a valid nickname") }
+            guard let t = BanTarget(kind: .nick, value: nick) else {
+                throw .badRequest("'nick' is not a valid nickname")
+            }
             target = t
         case (nil, let session?):
-            guard let t = BanTarget(kind: .session, value: session) else { throw .badRequest("'session' is not a session id") }
+            guard let t = BanTarget(kind: .session, value: session) else {
+                throw .badRequest("'session' is not a session id")
+            }
             target = t
         default:
             throw .badRequest("give exactly one of 'nick' and 'session'")

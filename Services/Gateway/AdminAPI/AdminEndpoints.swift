@@ -1,8 +1,8 @@
+import GatewayCore
 import GeoChatDomain
 import Hummingbird
 import Logging
 import Synchronization
-import GatewayCore
 
 /// What each admin endpoint does; one file per area (accounts, rooms, expiry,
 /// bans, settings). Reads ask the owning services; changes go to them as
@@ -46,7 +46,9 @@ struct AdminEndpoints: Sendable {
         let ticket = tokenChecks.admit(address: address)
         if ticket == nil && !grantedTokens.contains(hash) {
             AdminMetrics.tokenRefusals["throttled"].increment()
-            throw AdminFailure(status: .tooManyRequests, code: "rate_limited", message: "too many refused tokens; try again in a minute")
+            throw AdminFailure(
+                status: .tooManyRequests, code: "rate_limited",
+                message: "too many refused tokens; try again in a minute")
         }
         switch try await backend.send(Authenticate(tokenHash: hash)) {
         case .granted(let identity):

@@ -12,7 +12,9 @@ extension AdminEndpoints {
         if let idle = body.idleSeconds, !idleRange.contains(idle) {
             throw .badRequest("'idleSeconds' must be from \(idleRange.lowerBound) to \(idleRange.upperBound)")
         }
-        let detail = (body.dryRun ? "dry run" : "real run") + (body.idleSeconds.map { ", idle \(DurationText.format($0))" } ?? "")
+        let detail =
+            (body.dryRun ? "dry run" : "real run")
+            + (body.idleSeconds.map { ", idle \(DurationText.format($0))" } ?? "")
         let job: ExpiryJobReport
         do {
             job = try await backend.send(
@@ -24,7 +26,8 @@ extension AdminEndpoints {
         // One run at a time: the expiry service answers the run under way when there is one.
         let ours = job.trigger == call.name || job.trigger.hasSuffix(":" + call.name)
         guard ours, job.dryRun == body.dryRun else {
-            await backend.audit(call.name, "expiry-run", "job \(job.id)", "refused", "\(detail): job \(job.id) under way")
+            await backend.audit(
+                call.name, "expiry-run", "job \(job.id)", "refused", "\(detail): job \(job.id) under way")
             return AdminJSON.response(AdminAPI.RunUnderWayResponse(job: job), status: .conflict)
         }
         await backend.audit(call.name, "expiry-run", "job \(job.id)", "ok", detail)

@@ -1,5 +1,5 @@
-import GeoChatDomain
 import GatewayCore
+import GeoChatDomain
 
 /// What the admin API seals: admin passwords for the session service
 /// (`LoginSeal`), and the commands only operators may send (`OperatorSeal`).

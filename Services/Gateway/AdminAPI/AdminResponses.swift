@@ -13,9 +13,15 @@ struct AdminFailure: Error, Sendable {
     let code: String
     let message: String
 
-    static func unauthorized(_ message: String) -> AdminFailure { .init(status: .unauthorized, code: "unauthorized", message: message) }
-    static func badRequest(_ message: String) -> AdminFailure { .init(status: .badRequest, code: "bad_request", message: message) }
-    static func notFound(_ message: String) -> AdminFailure { .init(status: .notFound, code: "not_found", message: message) }
+    static func unauthorized(_ message: String) -> AdminFailure {
+        .init(status: .unauthorized, code: "unauthorized", message: message)
+    }
+    static func badRequest(_ message: String) -> AdminFailure {
+        .init(status: .badRequest, code: "bad_request", message: message)
+    }
+    static func notFound(_ message: String) -> AdminFailure {
+        .init(status: .notFound, code: "not_found", message: message)
+    }
     static func tooManyLogins() -> AdminFailure {
         .init(status: .tooManyRequests, code: "rate_limited", message: "too many failed logins; try again in a minute")
     }
@@ -26,7 +32,9 @@ struct AdminFailure: Error, Sendable {
         case .missingParam, .badParam: self.init(status: .badRequest, code: "bad_request", message: error.text)
         case .noSuchChat: self.init(status: .notFound, code: "not_found", message: error.text)
         default:
-            self.init(status: HTTPResponse.Status(code: error.code.httpStatus), code: error.code.rawValue, message: error.text)
+            self.init(
+                status: HTTPResponse.Status(code: error.code.httpStatus), code: error.code.rawValue, message: error.text
+            )
         }
     }
 
@@ -53,7 +61,8 @@ enum AdminJSON {
     }
 
     static func failure(_ failure: AdminFailure) -> Response {
-        var response = response(AdminAPI.ErrorResponse(code: failure.code, message: failure.message), status: failure.status)
+        var response = response(
+            AdminAPI.ErrorResponse(code: failure.code, message: failure.message), status: failure.status)
         if failure.status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"geochat-admin\"" }
         if failure.status == .serviceUnavailable || failure.status == .tooManyRequests {
             response.headers[HTTPField.Name("Retry-After")!] = "1"
@@ -72,9 +81,11 @@ enum AdminJSON {
                 return try await request.collectBody(upTo: maxBodyBytes)
             }
         } catch is NIOTooManyBytesError {
-            throw AdminFailure(status: .contentTooLarge, code: "too_large", message: "the body is over \(maxBodyBytes) bytes")
+            throw AdminFailure(
+                status: .contentTooLarge, code: "too_large", message: "the body is over \(maxBodyBytes) bytes")
         } catch is DeadlineExceeded {
-            throw AdminFailure(status: .requestTimeout, code: "timeout", message: "the body did not arrive within \(bodyTimeout)")
+            throw AdminFailure(
+                status: .requestTimeout, code: "timeout", message: "the body did not arrive within \(bodyTimeout)")
         } catch {
             throw .badRequest("the body could not be read")
         }
@@ -90,7 +101,9 @@ enum AdminJSON {
     }
 
     /// An optional integer query parameter within `range`.
-    static func int(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(AdminFailure) -> Int {
+    static func int(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>)
+        throws(AdminFailure) -> Int
+    {
         guard let raw = request.uri.queryParameters[name[...]] else { return value }
         guard let parsed = Int(String(raw)), range.contains(parsed) else {
             throw .badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")

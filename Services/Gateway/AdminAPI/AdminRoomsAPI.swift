@@ -32,7 +32,8 @@ extension AdminEndpoints {
     func transcript(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
         let after = MessageID(Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max)))
-        let limit = try AdminJSON.int(call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
+        let limit = try AdminJSON.int(
+            call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
         let page = try await backend.send(ReadHistory(room: id, after: after, limit: limit)).messages
         return AdminJSON.response(
             AdminAPI.TranscriptResponse(room: id, messages: page, next: page.count == limit ? page.last?.id : nil))
@@ -43,7 +44,9 @@ extension AdminEndpoints {
         do {
             _ = try await backend.send(keys.operatorCommands.sealed(RemoveRoom(room: id, by: call.name)))
         } catch {
-            await backend.audit(call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused", error.message)
+            await backend.audit(
+                call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused",
+                error.message)
             throw error
         }
         // This gateway answers 404 at once; the others on the `removed` event.

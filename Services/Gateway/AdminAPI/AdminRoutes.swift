@@ -1,7 +1,7 @@
+import GatewayCore
 import GeoChatDomain
 import Hummingbird
 import Logging
-import GatewayCore
 
 /// The admin API, under `<prefix>/admin/`: JSON in and out, a bearer token on
 /// everything but `login`. The table below is the whole API.
@@ -42,11 +42,15 @@ struct AdminRoutes: Sendable {
     typealias Endpoint = @Sendable (AdminCall) async throws(AdminFailure) -> Response
 
     /// Runs the endpoint for the admin behind the request's bearer token; 401 without one.
-    private func authenticated(_ endpoint: @escaping Endpoint) -> @Sendable (Request, GatewayRequestContext) async -> Response {
+    private func authenticated(_ endpoint: @escaping Endpoint)
+        -> @Sendable (Request, GatewayRequestContext) async -> Response
+    {
         { request, context in
             await respond { () async throws(AdminFailure) in
-                let (admin, tokenHash) = try await endpoints.authenticate(request, from: endpoints.clientAddress(request, context))
-                return try await endpoint(AdminCall(request: request, context: context, admin: admin, tokenHash: tokenHash))
+                let (admin, tokenHash) = try await endpoints.authenticate(
+                    request, from: endpoints.clientAddress(request, context))
+                return try await endpoint(
+                    AdminCall(request: request, context: context, admin: admin, tokenHash: tokenHash))
             }
         }
     }

@@ -1,7 +1,7 @@
+import GatewayCore
 import GeoChatMetrics
 import Metrics
 import Synchronization
-import GatewayCore
 
 /// At most `limit` failed attempts per minute from one client address through
 /// this gateway: guessing from one place stays slow, and someone failing on

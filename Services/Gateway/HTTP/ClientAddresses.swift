@@ -1,13 +1,13 @@
 import Foundation
+import GatewayCore
 import GeoChatRuntime
 import HTTPTypes
-import GatewayCore
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Who a request comes from, as the per-address limits count it.
@@ -47,7 +47,8 @@ struct ClientAddresses: Sendable {
         let name = configuration.string("client.address.header", default: Header.xForwardedFor.rawValue)
         guard let header = Header(rawValue: name.lowercased()) else {
             throw ConfigurationError(
-                key: "client.address.header", value: name, expected: Header.allCases.map(\.rawValue).joined(separator: ", "))
+                key: "client.address.header", value: name,
+                expected: Header.allCases.map(\.rawValue).joined(separator: ", "))
         }
         self.header = header
         let raw = configuration.string("trusted.proxies", default: "")
@@ -86,10 +87,16 @@ struct ClientAddresses: Sendable {
             return headers[values: .forwarded].joined(separator: ",").split(separator: ",").compactMap { element in
                 for pair in element.split(separator: ";") {
                     let parts = pair.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" else { continue }
-                    var value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                    if value.hasPrefix("[") { value = String(value.dropFirst().prefix { $0 != "]" }) }
-                    else if value.filter({ $0 == ":" }).count == 1 { value = String(value.prefix { $0 != ":" }) }
+                    guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" else {
+                        continue
+                    }
+                    var value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                        in: CharacterSet(charactersIn: "\""))
+                    if value.hasPrefix("[") {
+                        value = String(value.dropFirst().prefix { $0 != "]" })
+                    } else if value.filter({ $0 == ":" }).count == 1 {
+                        value = String(value.prefix { $0 != ":" })
+                    }
                     return value
                 }
                 return nil
@@ -129,7 +136,9 @@ struct IPAddress: Hashable, Sendable {
     /// IPv4: the address; IPv6: its /64, written `a:b:c:d::/64`.
     var limitKey: String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
         return groups.joined(separator: ":") + "::/64"
     }
 }

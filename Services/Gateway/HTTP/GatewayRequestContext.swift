@@ -1,6 +1,6 @@
+import GatewayCore
 import Hummingbird
 import NIOCore
-import GatewayCore
 
 /// The gateway's request context: the basic one plus the client's address,
 /// which the per-address rate limits key on.

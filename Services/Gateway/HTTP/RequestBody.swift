@@ -1,8 +1,8 @@
+import GatewayCore
 import GeoChatBus
 import GeoChatDomain
 import Hummingbird
 import NIOCore
-import GatewayCore
 
 /// A request body, read with the limits every endpoint shares: at most
 /// `Limits.maxBodyBytes`, and all of it within `timeout` (a client that

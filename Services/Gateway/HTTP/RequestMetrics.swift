@@ -1,8 +1,8 @@
+import GatewayCore
 import GeoChatDomain
 import GeoChatLegacyProtocol
 import GeoChatMetrics
 import Metrics
-import GatewayCore
 
 /// Counts and times every legacy request by command (`messages`, `say`, …,
 /// `lobby_post`, `lobby_messages`; `invalid` when it did not parse), and counts

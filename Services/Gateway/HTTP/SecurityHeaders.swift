@@ -1,6 +1,6 @@
-import Hummingbird
-import HTTPTypes
 import GatewayCore
+import HTTPTypes
+import Hummingbird
 
 /// Headers on every answer of a gateway's listeners, errors and 404s included:
 /// no type sniffing (an answer is only what its `Content-Type` says), no
@@ -17,7 +17,8 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
             .xContentTypeOptions: "nosniff",
             .referrerPolicy: "no-referrer",
             .xFrameOptions: "DENY",
-            .contentSecurityPolicy: Self.contentSecurityPolicy(imageOrigins: imageOrigins, connectOrigins: connectOrigins),
+            .contentSecurityPolicy: Self.contentSecurityPolicy(
+                imageOrigins: imageOrigins, connectOrigins: connectOrigins),
         ]
     }
 
@@ -30,7 +31,9 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
         ].joined(separator: "; ")
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var response: Response
         do {
             response = try await next(request, context)

@@ -1,6 +1,6 @@
+import GatewayCore
 import GeoChatDomain
 import GeoChatLegacyProtocol
-import GatewayCore
 
 /// Carries out checked legacy requests through `ChatActions` and answers with
 /// the contract's XML.
@@ -30,7 +30,9 @@ struct LegacyHandler: Sendable {
         case .chats(let query):
             return LegacyXML.rooms(try await actions.rooms(in: query, client: client))
         case .create(let session, let position, let zoom, let topic):
-            return LegacyXML.room(try await actions.create(session: session, position: position, zoom: zoom, topic: topic, client: client))
+            return LegacyXML.room(
+                try await actions.create(session: session, position: position, zoom: zoom, topic: topic, client: client)
+            )
         case .join(let session, let room):
             try await actions.join(session: session, room: room, client: client)
             return LegacyXML.success()
@@ -38,7 +40,8 @@ struct LegacyHandler: Sendable {
             try await actions.leave(session: session, room: room, client: client)
             return LegacyXML.success()
         case .say(let session, let room, let text):
-            return LegacyXML.success(id: try await actions.say(session: session, room: room, text: text, client: client).id)
+            return LegacyXML.success(
+                id: try await actions.say(session: session, room: room, text: text, client: client).id)
         case .messages(let room, let past, let limit, let session, let waitSeconds):
             let found = try await actions.messages(
                 room: room, past: past, limit: limit, session: session, wait: .seconds(waitSeconds),

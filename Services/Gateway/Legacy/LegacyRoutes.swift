@@ -1,12 +1,12 @@
+import GatewayCore
 import GeoChatBus
 import GeoChatDomain
 import GeoChatLegacyProtocol
-import Hummingbird
 import GeoChatRuntime
-import Logging
 import HTTPTypes
+import Hummingbird
+import Logging
 import NIOCore
-import GatewayCore
 
 /// The legacy endpoints: `/chat.php`, `/add.php`, `/messages.php` (GET and
 /// POST, under the configured prefix). Parsing and checks happen here; the
@@ -56,7 +56,8 @@ struct LegacyRoutes: Sendable {
             let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
             command = RequestMetrics.command(legacy)
-            let client = ChatClient(limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
+            let client = ChatClient(
+                limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
             try handler.signOfLife(parameters.sessionHint(), client: client)
             let xml = try await handler.handle(legacy, client: client)
             RequestMetrics.record(command, since: started)

@@ -1,9 +1,9 @@
+import GatewayCore
 import GeoChatDomain
 import GeoChatLegacyProtocol
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import GatewayCore
 
 /// Responses in the contract's form: the XML declaration, `text/xml; charset=utf-8`,
 /// and `Retry-After` where the client should come back later (the refusal's

@@ -1,6 +1,6 @@
+import GatewayCore
 import NIOCore
 import Synchronization
-import GatewayCore
 
 /// Push writes under way, so that one a connection has stopped taking can be
 /// found and its connection closed: a subscriber that stopped reading holds

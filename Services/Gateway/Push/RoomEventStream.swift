@@ -1,12 +1,12 @@
+import GatewayCore
 import GeoChatDomain
-import Hummingbird
-import HTTPTypes
-import Logging
 import GeoChatMetrics
+import HTTPTypes
+import Hummingbird
+import Logging
 import Metrics
 import NIOCore
 import Synchronization
-import GatewayCore
 
 /// Push: a room's new messages and participant changes as Server-Sent Events
 /// (`GET /api/v1/rooms/{id}/events`).
@@ -103,28 +103,36 @@ final class RoomEventStream: Sendable {
 
     /// The stream's response for a room that exists, or the error to answer
     /// instead (too many waiting clients on this gateway, or from this address).
-    func open(room: RoomID, after: MessageID, client: ChatClient, connection: any Channel) throws(ProtocolError) -> Response {
+    func open(room: RoomID, after: MessageID, client: ChatClient, connection: any Channel) throws(ProtocolError)
+        -> Response
+    {
         let address = client.address
         let place: Place
         switch actions.places.take(address: address) {
         case .success(let taken): place = Place(self, taken)
         case .failure(.gatewayFull):
-            throw ProtocolError(.unavailable, "this gateway has its most push subscribers; try again or another gateway")
+            throw ProtocolError(
+                .unavailable, "this gateway has its most push subscribers; try again or another gateway")
         case .failure(.addressFull):
             throw ProtocolError(
-                .rateLimited, "this address has \(actions.places.perAddress) streams and long polls open; close one first")
+                .rateLimited,
+                "this address has \(actions.places.perAddress) streams and long polls open; close one first")
         }
         // A client that closes its side has gone (an SSE client sends nothing after its
         // request): the connection closes, rather than waiting for a write to fail, and
         // the close wakes the stream, which ends and gives its place back.
         connection.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
-            .whenFailure { [logger] error in logger.debug("push half-closure not turned off", metadata: ["error": "\(error)"]) }
+            .whenFailure { [logger] error in
+                logger.debug("push half-closure not turned off", metadata: ["error": "\(error)"])
+            }
         connection.closeFuture.whenComplete { [weak place] _ in place?.closeConnection() }
         if settings.sendBufferBytes > 0 {
             // A fixed kernel buffer: a subscriber that stops reading holds at most this much there,
             // and its stall shows (PendingWrites) once this and NIO's buffer are full.
-            connection.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.sendBufferBytes))
-                .whenFailure { [logger] error in logger.debug("push send buffer not set", metadata: ["error": "\(error)"]) }
+            connection.setOption(
+                ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(settings.sendBufferBytes)
+            )
+            .whenFailure { [logger] error in logger.debug("push send buffer not set", metadata: ["error": "\(error)"]) }
         }
         let start = Position(
             room: room, client: client, last: after, endsAt: ContinuousClock.now + settings.maxStreamDuration)
@@ -211,7 +219,9 @@ final class RoomEventStream: Sendable {
 
     /// Writes `buffer`, watched by `pendingWrites`; throws once the connection
     /// is gone, or was cut off because it stopped taking writes.
-    private func write(_ buffer: ByteBuffer, _ connection: any Channel, _ writer: inout any ResponseBodyWriter) async throws {
+    private func write(_ buffer: ByteBuffer, _ connection: any Channel, _ writer: inout any ResponseBodyWriter)
+        async throws
+    {
         let watch = pendingWrites.begin(connection)
         do {
             try await writer.write(buffer)
@@ -226,7 +236,8 @@ final class RoomEventStream: Sendable {
     private func ended(_ watch: PendingWrites.Watch, _ error: (any Error)?) throws {
         guard pendingWrites.end(watch) else {
             Self.stalled.increment()
-            logger.info("push subscriber stalled; connection closed", metadata: ["write timeout": "\(settings.writeTimeout)"])
+            logger.info(
+                "push subscriber stalled; connection closed", metadata: ["write timeout": "\(settings.writeTimeout)"])
             throw ChannelError.ioOnClosedChannel
         }
         if let error { throw error }
@@ -262,13 +273,15 @@ final class RoomEventStream: Sendable {
             position.participantsDue = false
             if let nicks = await participants.current(position.room, actions: actions) {
                 let event = Self.event(
-                    "participants", data: APIJSON.text(APIModels.Participants(room: position.room, participants: nicks)))
+                    "participants", data: APIJSON.text(APIModels.Participants(room: position.room, participants: nicks))
+                )
                 return (.write(ByteBuffer(string: event)), position)
             }
         }
         let signals = actions.messages.signals
         let deadline = min(
-            position.endsAt, settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400))
+            position.endsAt,
+            settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400))
         let ticket = signals.register(position.room, until: deadline)
         let found: [ChatMessage]
         do throws(ProtocolError) {

@@ -1,6 +1,6 @@
+import GatewayCore
 import GeoChatDomain
 import GeoChatRuntime
-import GatewayCore
 
 /// The gateway's own settings (besides the common ones in `ServiceEnvironment`).
 struct GatewaySettings: Sendable {

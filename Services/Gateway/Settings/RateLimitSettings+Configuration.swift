@@ -13,8 +13,12 @@ extension RateLimitSettings {
             return rule
         }
         s.postPerSession = try rule("post", d.postPerSession)
-        s.postPerSession.minIntervalNs = UInt64(
-            max(0, try configuration.int("rate.post.min.interval.ms", default: Int(d.postPerSession.minIntervalNs / 1_000_000))))
+        s.postPerSession.minIntervalNs =
+            UInt64(
+                max(
+                    0,
+                    try configuration.int(
+                        "rate.post.min.interval.ms", default: Int(d.postPerSession.minIntervalNs / 1_000_000))))
             * 1_000_000
         s.postPerAddress = try rule("post.address", d.postPerAddress)
         s.createPerSession = try rule("create", d.createPerSession)

@@ -1,7 +1,7 @@
 import Foundation
+import GatewayCore
 import GeoChatDomain
 import GeoChatRuntime
-import GatewayCore
 
 /// What the operator sets for the web map, served to the page as
 /// `/map/settings.json`: a base-map tile server (off: the offline land map
@@ -32,7 +32,8 @@ struct MapSettings: Sendable, Equatable {
         geocoderURL = configuration.string("map.geocoder.url").flatMap { $0.isEmpty ? nil : $0 }
         if let tileURL {
             guard Self.origin(of: tileURL) != nil, ["{z}", "{x}", "{y}"].allSatisfy(tileURL.contains) else {
-                throw ConfigurationError(key: "map.tile.url", value: tileURL, expected: "an http(s) URL with {z}, {x} and {y}")
+                throw ConfigurationError(
+                    key: "map.tile.url", value: tileURL, expected: "an http(s) URL with {z}, {x} and {y}")
             }
         }
         if let geocoderURL, Self.origin(of: geocoderURL) == nil {

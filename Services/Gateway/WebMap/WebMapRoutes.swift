@@ -1,9 +1,9 @@
 import Foundation
-import Hummingbird
+import GatewayCore
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
-import GatewayCore
 
 /// The web map (`web/` of the repository): `/` is its page, `/map/<file>` its
 /// files, `/map/leaflet/<file>` Debian's Leaflet (`libjs-leaflet`). Files are
@@ -37,7 +37,9 @@ struct WebMapRoutes: Sendable {
         guard !directory.isEmpty else {
             return text(.notFound, "the web map is not installed here (GEOCHAT_WEB_DIR is not set)\n")
         }
-        guard Self.isPlainPath(name), Self.isPageAsset(name), let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+        guard Self.isPlainPath(name), Self.isPageAsset(name),
+            let data = FileManager.default.contents(atPath: directory + "/" + name)
+        else {
             return text(.notFound, "not found\n")
         }
         return Response(
@@ -58,7 +60,10 @@ struct WebMapRoutes: Sendable {
         return !segments.isEmpty && name.utf8.count <= 200
             && segments.allSatisfy { segment in
                 !segment.isEmpty && segment.first != "."
-                    && segment.utf8.allSatisfy { $0.isLetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+                    && segment.utf8.allSatisfy {
+                        $0.isLetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+                            || $0 == UInt8(ascii: "_")
+                    }
             }
     }
 

@@ -49,7 +49,9 @@ package struct ChatActions: Sendable {
         return info
     }
 
-    package func rename(_ id: SessionID, to nick: Nickname, client: ChatClient) async throws(ProtocolError) -> SessionInfo {
+    package func rename(_ id: SessionID, to nick: Nickname, client: ChatClient) async throws(ProtocolError)
+        -> SessionInfo
+    {
         try client.admit(.change(session: id))
         let session = try await live(id)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
@@ -275,13 +277,15 @@ package struct ChatActions: Sendable {
         let halves = ServiceClients(bus: backend.bus, timeout: backend.timeout / 2)
         do throws(ProtocolError) {
             return try await halves.send(EndSession(session: id), idempotencyKey: key)
-        } catch where error.code == .unavailable {
+        } catch  where error.code == .unavailable {
             return try await halves.send(EndSession(session: id), idempotencyKey: key)
         }
     }
 
     @discardableResult
-    private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError) -> ChatMessage {
+    private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError)
+        -> ChatMessage
+    {
         let message = try await backend.send(Say(room: room, session: author, nick: nick, text: text))
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.
         messages.apply(message)

@@ -79,7 +79,9 @@ package struct RateLimitSettings: Sendable, Equatable {
     /// A stored 0 turns that limit off, as in the configuration.
     package func overridden(by live: LiveSettings) -> RateLimitSettings {
         var s = self
-        if let perMinute = live.stored(.ratePostsPerMinute)?.value { s.postPerSession.perSecond = Double(perMinute) / 60 }
+        if let perMinute = live.stored(.ratePostsPerMinute)?.value {
+            s.postPerSession.perSecond = Double(perMinute) / 60
+        }
         if let burst = live.stored(.ratePostBurst)?.value { s.postPerSession.capacity = Double(burst) }
         if let rooms = live.stored(.rateRoomsPerHour)?.value { s.roomsPerSessionPerHour = rooms }
         return s

@@ -17,11 +17,17 @@ package final class RateLimiter: Sendable {
     }
 
     package enum Scope: Hashable, Sendable {
-        case postBySession(String), postByAddress(String)
-        case createBySession(String), createByAddress(String), roomsBySession(String)
+        case postBySession(String)
+        case postByAddress(String)
+        case createBySession(String)
+        case createByAddress(String)
+        case roomsBySession(String)
         case startByAddress(String)
-        case changesBySession(String), changesByAddress(String)
-        case historyByAddress(String), wideRegionByAddress(String), participantsByAddress(String)
+        case changesBySession(String)
+        case changesByAddress(String)
+        case historyByAddress(String)
+        case wideRegionByAddress(String)
+        case participantsByAddress(String)
         case sessionLookupByAddress(String)
     }
 
@@ -72,14 +78,18 @@ package final class RateLimiter: Sendable {
             scopes = [(.postByAddress(address()), s.postPerAddress)]
         case .create(let session):
             scopes = [
-                (.createBySession(session.value), s.createPerSession), (.createByAddress(address()), s.createPerAddress),
+                (.createBySession(session.value), s.createPerSession),
+                (.createByAddress(address()), s.createPerAddress),
                 (.roomsBySession(session.value), s.roomsPerSession),
             ]
         case .start:
             scopes = [(.startByAddress(address()), s.startPerAddress)]
         case .change(let session):
             // Per address too: an address that keeps starting sessions would multiply the per-session rate.
-            scopes = [(.changesBySession(session.value), s.changesPerSession), (.changesByAddress(address()), s.changesPerAddress)]
+            scopes = [
+                (.changesBySession(session.value), s.changesPerSession),
+                (.changesByAddress(address()), s.changesPerAddress),
+            ]
         }
         return take(scopes.filter { !$0.1.isOff })
     }

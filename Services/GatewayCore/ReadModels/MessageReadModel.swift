@@ -44,12 +44,14 @@ package final class MessageReadModel: Sendable {
 
     package init(
         backend: some MessageHistorySource, capacity: Int = Limits.maxMessageLimit,
-        idleEviction: Duration = .seconds(600), removedMemory: Duration = .seconds(600), signals: RoomSignals = RoomSignals()
+        idleEviction: Duration = .seconds(600), removedMemory: Duration = .seconds(600),
+        signals: RoomSignals = RoomSignals()
     ) {
         source = backend
         self.signals = signals
         state = Mutex(
-            State(timelines: RoomTimelines(capacity: capacity, idleEviction: idleEviction, removedMemory: removedMemory)))
+            State(
+                timelines: RoomTimelines(capacity: capacity, idleEviction: idleEviction, removedMemory: removedMemory)))
     }
 
     private enum Step {
@@ -162,7 +164,7 @@ package final class MessageReadModel: Sendable {
                         return state.timelines.gapFetchDelay(room)
                     }
                     signals.ring(room, .messages)
-                } catch where error.code == .noSuchChat {
+                } catch  where error.code == .noSuchChat {
                     remove([room])  // removed meanwhile: 404 from now on, and the fill ends
                     continue
                 } catch {
@@ -183,7 +185,8 @@ package final class MessageReadModel: Sendable {
     /// one round plus a second, not two rounds (the release fault run saw 13.5 s
     /// after a broker restart that lost acknowledged events; docs/reliability.md).
     package func checkHeads(
-        every interval: Duration = .seconds(5), confirmAfter: Duration = .seconds(1), polledWithin: Duration = .seconds(60)
+        every interval: Duration = .seconds(5), confirmAfter: Duration = .seconds(1),
+        polledWithin: Duration = .seconds(60)
     ) async {
         while !Task.isCancelled {
             await eventsLost.wait(upTo: interval)
@@ -241,11 +244,19 @@ package final class MessageReadModel: Sendable {
             return (result, before, state.timelines.counts)
         }
         guard before != after else { return result }
-        if after.gapsByEvent > before.gapsByEvent { Self.gaps["event"].increment(by: after.gapsByEvent - before.gapsByEvent) }
-        if after.gapsByHead > before.gapsByHead { Self.gaps["head"].increment(by: after.gapsByHead - before.gapsByHead) }
-        if after.overflowed > before.overflowed { Self.gaps["overflow"].increment(by: after.overflowed - before.overflowed) }
+        if after.gapsByEvent > before.gapsByEvent {
+            Self.gaps["event"].increment(by: after.gapsByEvent - before.gapsByEvent)
+        }
+        if after.gapsByHead > before.gapsByHead {
+            Self.gaps["head"].increment(by: after.gapsByHead - before.gapsByHead)
+        }
+        if after.overflowed > before.overflowed {
+            Self.gaps["overflow"].increment(by: after.overflowed - before.overflowed)
+        }
         if after.fetches > before.fetches { Self.fetches.increment(by: after.fetches - before.fetches) }
-        if after.fetchFailures > before.fetchFailures { Self.fetchFailures.increment(by: after.fetchFailures - before.fetchFailures) }
+        if after.fetchFailures > before.fetchFailures {
+            Self.fetchFailures.increment(by: after.fetchFailures - before.fetchFailures)
+        }
         return result
     }
 

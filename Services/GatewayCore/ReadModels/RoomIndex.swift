@@ -127,8 +127,10 @@ package struct RoomIndex {
     /// lies wholly inside the box.
     private func forEachCell(of level: Level, in box: MercatorBox, _ body: ([Ranked], Bool) -> Void) {
         guard !level.cells.isEmpty else { return }
-        let x0 = level.cell(box.minX), x1 = level.cell(box.maxX)
-        let y0 = level.cell(box.minY), y1 = level.cell(box.maxY)
+        let x0 = level.cell(box.minX)
+        let x1 = level.cell(box.maxX)
+        let y0 = level.cell(box.minY)
+        let y1 = level.cell(box.maxY)
         let side = Double(level.side)
         // A cell wholly inside the box needs no test per room (exact: the side is a power of two).
         func isInside(_ cx: Int, _ cy: Int) -> Bool {
@@ -144,7 +146,8 @@ package struct RoomIndex {
             }
         } else {
             for (key, cell) in level.cells {
-                let cx = Int(key >> 32), cy = Int(key & 0xFFFF_FFFF)
+                let cx = Int(key >> 32)
+                let cy = Int(key & 0xFFFF_FFFF)
                 if (x0...x1).contains(cx) && (y0...y1).contains(cy) { body(cell, isInside(cx, cy)) }
             }
         }
@@ -158,7 +161,8 @@ package struct RoomIndex {
         for box in query.boxes {
             forEachCell(of: places, in: box) { cell, whole in
                 for item in cell {
-                    if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
+                    if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY)
+                    {
                         continue
                     }
                     guard let room = entries[item.id]?.room, query.zooms.contains(room.zoom.value) else { continue }
@@ -172,7 +176,9 @@ package struct RoomIndex {
             }
         }
         return best.ranked.compactMap { found in
-            entries[found.id].map { NearbyRoom(room: $0.room, distanceMetres: found.distance, bearingDegrees: found.bearing) }
+            entries[found.id].map {
+                NearbyRoom(room: $0.room, distanceMetres: found.distance, bearingDegrees: found.bearing)
+            }
         }
     }
 
@@ -207,7 +213,8 @@ package struct RoomIndex {
 extension Array where Element == RoomIndex.Ranked {
     /// The first index whose element does not precede `item`.
     fileprivate func insertionPoint(_ item: Element) -> Int {
-        var low = 0, high = count
+        var low = 0
+        var high = count
         while low < high {
             let mid = (low + high) / 2
             if self[mid].precedes(item) { low = mid + 1 } else { high = mid }
@@ -340,7 +347,8 @@ private struct CellMerge {
     private func siftDown(_ heap: inout [Head], from start: Int) {
         var parent = start
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var largest = parent
             if left < heap.count && heap[largest].item.precedes(heap[left].item) { largest = left }
             if right < heap.count && heap[largest].item.precedes(heap[right].item) { largest = right }

@@ -111,9 +111,13 @@ package final class RoomMap: Sendable {
     /// after it, so its `created` event is seen.
     package func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
         let started = ContinuousClock.now
-        guard let highestID = await untilAnswered(logger, { () async throws(ProtocolError) in
-            try await backend.send(HighestRoomID())
-        }) else { return }
+        guard
+            let highestID = await untilAnswered(
+                logger,
+                { () async throws(ProtocolError) in
+                    try await backend.send(HighestRoomID())
+                })
+        else { return }
         // Ranges of ids, split as numbers.
         let highest = highestID.rawValue
         let width = max(highest / Int64(max(ranges, 1)) + 1, 1)
@@ -131,16 +135,21 @@ package final class RoomMap: Sendable {
         finishLoading()
         logger.info(
             "room index loaded",
-            metadata: ["rooms": "\(count)", "ranges": "\(ranges)",
-                       "seconds": "\((ContinuousClock.now - started).components.seconds)"])
+            metadata: [
+                "rooms": "\(count)", "ranges": "\(ranges)",
+                "seconds": "\((ContinuousClock.now - started).components.seconds)",
+            ])
     }
 
     /// The rooms with ids above `after` and below `before`, page by page.
     private func load(from backend: ServiceClients, after first: RoomID, before: RoomID?, logger: Logger) async {
         var after = first
-        while let page = await untilAnswered(logger, { () async throws(ProtocolError) in
-            try await backend.send(ListRoomsPage(after: after, before: before, limit: Self.pageSize))
-        }) {
+        while let page = await untilAnswered(
+            logger,
+            { () async throws(ProtocolError) in
+                try await backend.send(ListRoomsPage(after: after, before: before, limit: Self.pageSize))
+            })
+        {
             load(page)
             guard let last = page.last, page.count == Self.pageSize else { return }
             after = last.room.id

@@ -30,7 +30,8 @@ package struct RoomTimeline: Sendable {
     package init(history: MessageHistory, capacity: Int) {
         self.capacity = capacity
         let messages = history.messages.suffix(capacity)
-        let contiguous = messages.last?.id == history.head
+        let contiguous =
+            messages.last?.id == history.head
             && zip(messages, messages.dropFirst()).allSatisfy { $0.id + 1 == $1.id }
         if contiguous {
             head = history.head

@@ -140,7 +140,9 @@ package struct RoomTimelines: Sendable {
         case stale
     }
 
-    package mutating func historyLoaded(_ history: MessageHistory, by load: Load, now: ContinuousClock.Instant) -> LoadOutcome {
+    package mutating func historyLoaded(_ history: MessageHistory, by load: Load, now: ContinuousClock.Instant)
+        -> LoadOutcome
+    {
         guard case .loading(load, let buffer)? = rooms[load.room] else { return .stale }
         // A removal that arrived meanwhile wins over the history read before it.
         if recentlyRemoved(load.room) {
@@ -284,7 +286,9 @@ package struct RoomTimelines: Sendable {
         var fills: [RoomID] = []
         var suspected: [RoomID: MessageID] = [:]
         for reading in heads {
-            guard case .loaded(var timeline, let polled)? = rooms[reading.room], reading.head > timeline.known else { continue }
+            guard case .loaded(var timeline, let polled)? = rooms[reading.room], reading.head > timeline.known else {
+                continue
+            }
             if let earlier = suspectedHeads[reading.room], earlier > timeline.known {
                 rooms[reading.room] = nil  // uniquely referenced while it changes
                 timeline.noteCommitted(head: earlier)
@@ -314,7 +318,8 @@ package struct RoomTimelines: Sendable {
 
     private func recentlyRemoved(_ room: RoomID) -> Bool {
         recentRemovals.contains { batch in
-            var low = 0, high = batch.rooms.count
+            var low = 0
+            var high = batch.rooms.count
             while low < high {
                 let mid = (low + high) / 2
                 if batch.rooms[mid] < room { low = mid + 1 } else { high = mid }

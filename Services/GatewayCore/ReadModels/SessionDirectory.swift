@@ -34,7 +34,9 @@ package final class SessionDirectory: Sendable {
     /// Bounds the memory of ids that were never sessions (guessing costs nothing to an attacker).
     package static let maxUnknown = 100_000
 
-    package init(backend: ServiceClients, bans: BanList = BanList(), maxSessions: Int = 1_000_000, idleTTLMs: Int64 = 3_600_000) {
+    package init(
+        backend: ServiceClients, bans: BanList = BanList(), maxSessions: Int = 1_000_000, idleTTLMs: Int64 = 3_600_000
+    ) {
         self.backend = backend
         self.bans = bans
         self.maxSessions = maxSessions

@@ -14,12 +14,16 @@ enum AdminBootstrap {
 
     static func run(_ env: ServiceEnvironment, bcryptCost: Int) async throws -> Int32 {
         guard let rawName = env.configuration.string("name"), let name = AdminName(rawName) else {
-            print("usage: geochat-session bootstrap-admin --name NAME [--reset-password]  (password on stdin or in GEOCHAT_ADMIN_PASSWORD)")
+            print(
+                "usage: geochat-session bootstrap-admin --name NAME [--reset-password]  (password on stdin or in GEOCHAT_ADMIN_PASSWORD)"
+            )
             print("NAME: an ASCII letter, then letters, digits or _, at most 32")
             return 2
         }
         let replace = env.configuration.string("reset.password") == "true"
-        guard let password = ProcessInfo.processInfo.environment["GEOCHAT_ADMIN_PASSWORD"] ?? readLine(strippingNewline: true)
+        guard
+            let password = ProcessInfo.processInfo.environment["GEOCHAT_ADMIN_PASSWORD"]
+                ?? readLine(strippingNewline: true)
         else {
             print("no password: give it on standard input or in GEOCHAT_ADMIN_PASSWORD")
             return 2
@@ -30,7 +34,10 @@ enum AdminBootstrap {
         }
         let database = try Database(settings: try PostgresSettings(env.configuration), logger: env.logger)
         return try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask { await database.run(); return nil }
+            group.addTask {
+                await database.run()
+                return nil
+            }
             group.addTask {
                 let sessions = PostgresSessionStore(database: database)
                 try await sessions.migrate()
@@ -39,7 +46,8 @@ enum AdminBootstrap {
                 let saved = try await store.saveAdmin(name, passwordHash: hash, replace: replace)
                 try await store.record(
                     AuditEntry(
-                        actor: "console", action: "bootstrap-admin", target: name.value, outcome: saved ? "ok" : "refused",
+                        actor: "console", action: "bootstrap-admin", target: name.value,
+                        outcome: saved ? "ok" : "refused",
                         detail: replace ? "password reset" : (saved ? "created" : "exists"), gateway: ""))
                 if saved {
                     print(replace ? "admin \(name) saved; its earlier tokens are revoked" : "admin \(name) created")

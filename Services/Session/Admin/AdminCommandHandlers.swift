@@ -75,7 +75,8 @@ struct AdminCommandHandlers: Sendable {
     func ban(_ command: PlaceBan, gateway: String) async throws -> Ban {
         let (target, by) = (command.target, command.by)
         guard command.reason.count <= 200 else { throw ProtocolError.bad("reason", "is longer than 200 characters") }
-        let audit = AuditEntry(actor: by, action: "ban", target: "\(target)", outcome: "ok", detail: command.reason, gateway: gateway)
+        let audit = AuditEntry(
+            actor: by, action: "ban", target: "\(target)", outcome: "ok", detail: command.reason, gateway: gateway)
         let ban = try await store.ban(target, reason: command.reason, by: by, audit: audit)
         try await state.publish(ban)
         logger.info("banned", metadata: ["admin": "\(by)", "target": "\(target)"])
@@ -87,7 +88,9 @@ struct AdminCommandHandlers: Sendable {
         let audit = AuditEntry(actor: by, action: "unban", target: "\(target)", outcome: "ok", gateway: gateway)
         guard let ban = try await store.unban(target, by: by, audit: audit) else {
             try await store.record(
-                AuditEntry(actor: by, action: "unban", target: "\(target)", outcome: "refused", detail: "not banned", gateway: gateway))
+                AuditEntry(
+                    actor: by, action: "unban", target: "\(target)", outcome: "refused", detail: "not banned",
+                    gateway: gateway))
             throw ProtocolError(.badParam, "\(target) is not banned")
         }
         try await state.publish(ban)
@@ -103,10 +106,13 @@ struct AdminCommandHandlers: Sendable {
             checked = try SettingsCatalog.validate(changes)
         } catch {
             try await store.record(
-                AuditEntry(actor: by, action: "settings", target: "settings", outcome: "refused", detail: "\(detail): \(error.text)", gateway: gateway))
+                AuditEntry(
+                    actor: by, action: "settings", target: "settings", outcome: "refused",
+                    detail: "\(detail): \(error.text)", gateway: gateway))
             throw error
         }
-        let audit = AuditEntry(actor: by, action: "settings", target: "settings", outcome: "ok", detail: detail, gateway: gateway)
+        let audit = AuditEntry(
+            actor: by, action: "settings", target: "settings", outcome: "ok", detail: detail, gateway: gateway)
         for setting in try await store.change(checked, by: by, audit: audit) { try await state.publish(setting) }
         logger.info("settings changed", metadata: ["admin": "\(by)", "changes": "\(detail)"])
         return try await store.settings()
@@ -122,21 +128,24 @@ struct AdminCommandHandlers: Sendable {
             // As unknown names below: one row a minute, the latest shown.
             let shown = ControlCharacters.escaped(AdminStore.clip(rawName, 64))
             if let since = throttled.due(Self.invalidName, nowMs: WallClock.nowMs()) {
-                try await store.record(AuditEntry(
-                    actor: Self.invalidName, action: "login", target: Self.invalidName, outcome: "denied",
-                    detail: "name \(shown) is not a valid name"
-                        + (since > 0 ? "; and \(since) more logins of invalid names in the minute before" : ""),
-                    gateway: gateway))
-                logger.notice("admin login with an invalid name denied", metadata: ["name": "\(shown)", "held_back": "\(since)"])
+                try await store.record(
+                    AuditEntry(
+                        actor: Self.invalidName, action: "login", target: Self.invalidName, outcome: "denied",
+                        detail: "name \(shown) is not a valid name"
+                            + (since > 0 ? "; and \(since) more logins of invalid names in the minute before" : ""),
+                        gateway: gateway))
+                logger.notice(
+                    "admin login with an invalid name denied", metadata: ["name": "\(shown)", "held_back": "\(since)"])
             }
             return .refused("wrong name or password")
         }
         let target = rawName
         let source = command.source ?? ""
         func audit(_ outcome: String, _ detail: String = "") async throws {
-            try await store.record(AuditEntry(
-                actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway,
-                source: command.source))
+            try await store.record(
+                AuditEntry(
+                    actor: target, action: "login", target: target, outcome: outcome, detail: detail, gateway: gateway,
+                    source: command.source))
         }
         let limit = try await store.setting(.adminLoginFailures) ?? loginFailureLimit
         // Per name and source address: failing on purpose from one place does
@@ -145,7 +154,8 @@ struct AdminCommandHandlers: Sendable {
             Self.throttledLogins["name"].increment()
             // One row (and one log line) per name per minute, however many attempts.
             if let since = throttled.due(target, nowMs: WallClock.nowMs()) {
-                try await audit("throttled", since > 0 ? "and \(since) more throttled attempts in the minute before" : "")
+                try await audit(
+                    "throttled", since > 0 ? "and \(since) more throttled attempts in the minute before" : "")
                 logger.warning("admin login throttled", metadata: ["admin": "\(target)", "suppressed": "\(since)"])
             }
             throw ProtocolError(.rateLimited, "too many failed logins for this name; try again in a few minutes")
@@ -182,11 +192,13 @@ struct AdminCommandHandlers: Sendable {
             // audit log, so one row per minute and instance, with the latest
             // name and how many were held back (no account is at risk).
             if let since = throttled.due(Self.unknownName, nowMs: WallClock.nowMs()) {
-                try await store.record(AuditEntry(
-                    actor: Self.unknownName, action: "login", target: target, outcome: "denied",
-                    detail: since > 0 ? "and \(since) more logins of unknown names in the minute before" : "",
-                    gateway: gateway))
-                logger.notice("admin login of an unknown name denied", metadata: ["name": "\(target)", "held_back": "\(since)"])
+                try await store.record(
+                    AuditEntry(
+                        actor: Self.unknownName, action: "login", target: target, outcome: "denied",
+                        detail: since > 0 ? "and \(since) more logins of unknown names in the minute before" : "",
+                        gateway: gateway))
+                logger.notice(
+                    "admin login of an unknown name denied", metadata: ["name": "\(target)", "held_back": "\(since)"])
             }
             return .refused("wrong name or password")
         }

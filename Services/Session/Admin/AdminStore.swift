@@ -65,7 +65,6 @@ struct AdminStore: PostgresQueries {
             ])
     ]
 
-
     /// The audit log's pages filtered by who, what or how (`auditLog`): each
     /// filter walks its own index newest first instead of the whole table.
     static let auditFilters = Migration(
@@ -182,7 +181,10 @@ struct AdminStore: PostgresQueries {
             """, logger: logger)
         var sessions: [AdminSession] = []
         for try await (id, nick, created, seen) in rows.decode((String, String, Date, Date).self) {
-            sessions.append(AdminSession(id: id, nick: nick, createdAtMs: WallClock.milliseconds(created), lastSeenAtMs: WallClock.milliseconds(seen)))
+            sessions.append(
+                AdminSession(
+                    id: id, nick: nick, createdAtMs: WallClock.milliseconds(created),
+                    lastSeenAtMs: WallClock.milliseconds(seen)))
         }
         return sessions
     }
@@ -202,7 +204,9 @@ struct AdminStore: PostgresQueries {
                 """, logger: logger)
             try await Self.insert(audit, tx, logger)
             for try await (at, version) in rows.decode((Date, Int64).self) {
-                return Ban(target: target, active: true, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version)
+                return Ban(
+                    target: target, active: true, reason: reason, by: by, atMs: WallClock.milliseconds(at),
+                    version: version)
             }
             throw ProtocolError.unavailable
         }
@@ -221,7 +225,9 @@ struct AdminStore: PostgresQueries {
             for try await (value, reason, at, version) in rows.decode((String, String, Date, Int64).self) {
                 try await Self.insert(audit, tx, logger)
                 let stored = BanTarget(kind: target.kind, value: value) ?? target
-                return Ban(target: stored, active: false, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version)
+                return Ban(
+                    target: stored, active: false, reason: reason, by: by, atMs: WallClock.milliseconds(at),
+                    version: version)
             }
             return nil
         }
@@ -236,8 +242,13 @@ struct AdminStore: PostgresQueries {
         for try await (kind, value, active, reason, by, at, version) in rows.decode(
             (String, String, Bool, String, String, Date, Int64).self)
         {
-            guard let kind = BanTarget.Kind(rawValue: kind), let target = BanTarget(kind: kind, value: value) else { continue }
-            bans.append(Ban(target: target, active: active, reason: reason, by: by, atMs: WallClock.milliseconds(at), version: version))
+            guard let kind = BanTarget.Kind(rawValue: kind), let target = BanTarget(kind: kind, value: value) else {
+                continue
+            }
+            bans.append(
+                Ban(
+                    target: target, active: active, reason: reason, by: by, atMs: WallClock.milliseconds(at),
+                    version: version))
         }
         return bans
     }
@@ -249,13 +260,17 @@ struct AdminStore: PostgresQueries {
             "SELECT name, value, version, updated_by, updated_at FROM session.settings ORDER BY name", logger: logger)
         var settings: [SettingValue] = []
         for try await (name, value, version, by, at) in rows.decode((String, Int64, Int64, String, Date).self) {
-            settings.append(SettingValue(name: name, value: Int(value), version: version, updatedBy: by, updatedAtMs: WallClock.milliseconds(at)))
+            settings.append(
+                SettingValue(
+                    name: name, value: Int(value), version: version, updatedBy: by,
+                    updatedAtMs: WallClock.milliseconds(at)))
         }
         return settings
     }
 
     func setting(_ name: SettingName) async throws -> Int? {
-        let rows = try await client.query("SELECT value FROM session.settings WHERE name = \(name.rawValue)", logger: logger)
+        let rows = try await client.query(
+            "SELECT value FROM session.settings WHERE name = \(name.rawValue)", logger: logger)
         for try await value in rows.decode(Int64.self) { return Int(value) }
         return nil
     }
@@ -274,7 +289,10 @@ struct AdminStore: PostgresQueries {
                     RETURNING version, updated_at
                     """, logger: logger)
                 for try await (version, at) in rows.decode((Int64, Date).self) {
-                    changed.append(SettingValue(name: name.rawValue, value: value, version: version, updatedBy: by, updatedAtMs: WallClock.milliseconds(at)))
+                    changed.append(
+                        SettingValue(
+                            name: name.rawValue, value: value, version: version, updatedBy: by,
+                            updatedAtMs: WallClock.milliseconds(at)))
                 }
             }
             try await Self.insert(audit, tx, logger)
@@ -306,7 +324,8 @@ struct AdminStore: PostgresQueries {
         {
             entries.append(
                 AuditEntry(
-                    id: id, atMs: WallClock.milliseconds(at), actor: actor, action: action, target: target, outcome: outcome,
+                    id: id, atMs: WallClock.milliseconds(at), actor: actor, action: action, target: target,
+                    outcome: outcome,
                     detail: detail, gateway: gateway, source: source.isEmpty ? nil : source))
         }
         return entries

@@ -1,9 +1,10 @@
 import Foundation
-#if os(Linux)
-import Glibc
-#endif
 import GeoChatDomain
 import Synchronization
+
+#if os(Linux)
+    import Glibc
+#endif
 
 /// Password checks (bcrypt, tens to hundreds of milliseconds of a core each)
 /// at most `concurrent` at a time per session-service instance, and at most
@@ -29,7 +30,9 @@ final class PasswordChecks: Sendable {
     }
 
     /// `Bcrypt.verify` when a slot is free; throws `Busy` when the queue is full.
-    func verify(_ password: String, hash: String, with check: @escaping @Sendable (String, String) -> Bool) async throws -> Bool {
+    func verify(_ password: String, hash: String, with check: @escaping @Sendable (String, String) -> Bool) async throws
+        -> Bool
+    {
         try await acquire()
         defer { release() }
         return await withCheckedContinuation { continuation in
@@ -47,7 +50,7 @@ final class PasswordChecks: Sendable {
     /// and `who` 0 is the calling one. Elsewhere a no-op.
     private static func lowerThisThreadsPriority() {
         #if os(Linux)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif
     }
 

@@ -26,7 +26,8 @@ struct StateBroadcaster: Sendable {
         let bans = try await store.allBans()
         for setting in settings { try await publish(setting) }
         for ban in bans { try await publish(ban) }
-        logger.info("settings and bans published", metadata: ["settings": "\(settings.count)", "bans": "\(bans.count)"])
+        logger.info(
+            "settings and bans published", metadata: ["settings": "\(settings.count)", "bans": "\(bans.count)"])
     }
 
     /// At start; then, on a broker that forgets topics (`watchingForLostRecords`),
@@ -42,7 +43,9 @@ struct StateBroadcaster: Sendable {
                 let count = try await recordCount()
                 if !published || count < lastCount {
                     if published {
-                        logger.warning("state topics lost records; publishing settings and bans again", metadata: ["had": "\(lastCount)", "has": "\(count)"])
+                        logger.warning(
+                            "state topics lost records; publishing settings and bans again",
+                            metadata: ["had": "\(lastCount)", "has": "\(count)"])
                     }
                     try await publishAll()
                     published = true
@@ -55,7 +58,8 @@ struct StateBroadcaster: Sendable {
                     return
                 }
             } catch {
-                logger.warning("settings and bans not published yet", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning(
+                    "settings and bans not published yet", metadata: ["error": "\(String(reflecting: error))"])
             }
             try? await Task.sleep(for: interval)
         }

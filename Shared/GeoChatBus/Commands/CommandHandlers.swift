@@ -71,7 +71,8 @@ public struct CommandHandlers: Sendable {
     ) {
         on(type) { command, context in
             guard seal.verifies(command) else {
-                throw ProtocolError(.badParam, "\(Command.name) is not sealed with this cluster's operator key (GEOCHAT_OPERATOR_KEY)")
+                throw ProtocolError(
+                    .badParam, "\(Command.name) is not sealed with this cluster's operator key (GEOCHAT_OPERATOR_KEY)")
             }
             return try await handler(command, context)
         }
@@ -98,14 +99,16 @@ public struct CommandHandlers: Sendable {
                 // A reply that cannot be encoded is a bug; the requester still gets an answer.
                 logger.error("reply not encodable", metadata: ["command": "\(Command.name)"])
                 result = .failure(.unavailable)
-                encoded = try? JSONEncoder().encode(ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
+                encoded = try? JSONEncoder().encode(
+                    ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
             }
             return .answered(Array(encoded ?? Data()), failed: (try? result.get()) == nil, after: context.replyGate)
         }
     }
 
     public enum DropReason: String, Sendable {
-        case undecodable, schema, deadline, unknownCommand = "unknown_command"
+        case undecodable, schema, deadline
+        case unknownCommand = "unknown_command"
     }
 
     public enum Outcome: Sendable {
@@ -125,9 +128,12 @@ public struct CommandHandlers: Sendable {
         }
         guard header.schema == RequestHeader.schemaName else { return (header, .dropped(.schema, header.schema)) }
         guard !Deadline(epochMs: header.deadlineMs).hasPassed() else { return (header, .dropped(.deadline, "")) }
-        guard let run = table[header.commandName] else { return (header, .dropped(.unknownCommand, header.commandName)) }
+        guard let run = table[header.commandName] else {
+            return (header, .dropped(.unknownCommand, header.commandName))
+        }
         if let sentAtMs = header.sentAtMs {
-            BusMetrics.commandWait[header.commandName].recordNanoseconds(max(0, WallClock.nowMs() - sentAtMs) * 1_000_000)
+            BusMetrics.commandWait[header.commandName].recordNanoseconds(
+                max(0, WallClock.nowMs() - sentAtMs) * 1_000_000)
         }
         return (header, await run(header, data, logger))
     }

@@ -63,7 +63,8 @@ public struct CommandProcessor: Sendable {
                     do {
                         try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
                     } catch {
-                        logger.warning("reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
+                        logger.warning(
+                            "reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
                     }
                 }
                 return

@@ -33,7 +33,8 @@ public final class InMemoryCommandBus: CommandBus {
             throw .timedOut  // nobody reads that topic
         }
         let envelope = RequestEnvelope(
-            correlationID: UUID().uuidString, idempotencyKey: idempotencyKey, replyTo: Topics.replies(instance: "memory"),
+            correlationID: UUID().uuidString, idempotencyKey: idempotencyKey,
+            replyTo: Topics.replies(instance: "memory"),
             deadlineMs: deadline.epochMs, command: command)
         let bytes: [UInt8]
         do { bytes = Array(try JSONEncoder().encode(envelope)) } catch { throw .notSent("encode: \(error)") }

@@ -44,7 +44,8 @@ public final class KafkaCommandBus: CommandBus {
         self.profile = settings.profile
         self.settings = settings
         let first = Topics.replies(instance: instance)
-        self.firstReader = try KafkaConsumer(settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
+        self.firstReader = try KafkaConsumer(
+            settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
         self.readers = Mutex([first: firstReader])
         (newReaders, newReader) = AsyncStream.makeStream()
         self.logger = logger
@@ -90,7 +91,8 @@ public final class KafkaCommandBus: CommandBus {
         for reader in readers.withLock({ Array($0.values) }) { await reader.close() }
         // Replaced generations go in any case; the current one only with a made-up id.
         let (current, retired) = replies.withLock { ($0.current, $0.retired) }
-        let doomed = retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
+        let doomed =
+            retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
         guard !doomed.isEmpty else { return }
         do {
             try await provisioner.delete(doomed)
@@ -156,7 +158,8 @@ public final class KafkaCommandBus: CommandBus {
     ) async -> RecordDelivery {
         // No reply topic: the owner answers nothing (`CommandProcessor`).
         let envelope = RequestEnvelope(
-            correlationID: Self.randomToken(), idempotencyKey: idempotencyKey, replyTo: "", deadlineMs: deadline.epochMs,
+            correlationID: Self.randomToken(), idempotencyKey: idempotencyKey, replyTo: "",
+            deadlineMs: deadline.epochMs,
             sentAtMs: WallClock.nowMs(), command: command)
         let payload: [UInt8]
         do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
@@ -235,7 +238,8 @@ public final class KafkaCommandBus: CommandBus {
         var made: KafkaConsumer?
         do {
             try await provisioner.createApart([TopicSpecs.spec(for: next, partitions: 1)])
-            let reader = try KafkaConsumer(settings: settings, topics: [next], mode: .tail, pace: .interactive, logger: logger)
+            let reader = try KafkaConsumer(
+                settings: settings, topics: [next], mode: .tail, pace: .interactive, logger: logger)
             made = reader
             // Assigned from the new topic's end, 0: every reply to it is read.
             try await reader.start()

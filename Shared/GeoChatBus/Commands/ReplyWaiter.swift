@@ -25,7 +25,9 @@ final class ReplyWaiter: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { state -> Result<[UInt8], RequestError>? in
                 switch state {
-                case .pending: state = .pending(continuation); return nil
+                case .pending:
+                    state = .pending(continuation)
+                    return nil
                 case .finished(let result): return result
                 }
             }

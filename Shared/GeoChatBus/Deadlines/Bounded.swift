@@ -59,7 +59,9 @@ final class OneShot<T: Sendable>: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { state -> Result<T, any Error>? in
                 switch state {
-                case .waiting: state = .waiting(continuation); return nil
+                case .waiting:
+                    state = .waiting(continuation)
+                    return nil
                 case .done(let r): return r
                 }
             }

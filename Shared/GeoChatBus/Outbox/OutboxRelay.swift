@@ -33,7 +33,6 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// Lanes the relay publishes side by side (a lane's events one after another).
     static var parallelLanes: Int { 32 }
 
-
     public init(outbox: any Outbox<Entry>, events: any EventPublisher, logger: Logger, grace: Duration = .seconds(2)) {
         self.outbox = outbox
         self.events = events
@@ -108,12 +107,14 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// `idleInterval`: an instance with no work costs PostgreSQL one short
     /// transaction per `idleInterval`, and a row left by another instance that
     /// died waits at most that long after its grace (docs/architecture.md, "The outbox").
-    public func run(every interval: Duration = .milliseconds(500), whenIdle idleInterval: Duration = .seconds(2)) async {
+    public func run(every interval: Duration = .milliseconds(500), whenIdle idleInterval: Duration = .seconds(2)) async
+    {
         var lastPass = ContinuousClock.now
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             let now = ContinuousClock.now
-            let busy = lastAnnounced.withLock { $0.map { now - $0 < grace + interval * 2 } ?? false }
+            let busy =
+                lastAnnounced.withLock { $0.map { now - $0 < grace + interval * 2 } ?? false }
                 || acknowledgedCount > 0 || inFlight > 0 || hasBacklog.load(ordering: .relaxed)
             guard busy || now - lastPass >= idleInterval else { continue }
             lastPass = now
@@ -136,7 +137,9 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
             do {
                 try await outbox.announced(done)
             } catch {
-                acknowledged.withLock { $0.insert(contentsOf: done.suffix(max(0, Self.maxAcknowledged - $0.count)), at: 0) }
+                acknowledged.withLock {
+                    $0.insert(contentsOf: done.suffix(max(0, Self.maxAcknowledged - $0.count)), at: 0)
+                }
                 throw error
             }
         }

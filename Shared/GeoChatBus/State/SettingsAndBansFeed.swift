@@ -56,7 +56,9 @@ public final class SettingsAndBansFeed: Sendable {
 
     private func markLoaded() {
         if !loaded.exchange(true, ordering: .acquiringAndReleasing) {
-            logger.info("settings and bans loaded", metadata: ["settings": "\(settings.all.count)", "bans": "\(bans.active.count)"])
+            logger.info(
+                "settings and bans loaded",
+                metadata: ["settings": "\(settings.all.count)", "bans": "\(bans.active.count)"])
         }
     }
 }

@@ -12,7 +12,8 @@ public enum TopicSpecs {
 
     public static func spec(for topic: String, partitions: Int? = nil) -> TopicSpec {
         switch Topics.kind(of: topic) {
-        case .transient: TopicSpec(name: topic, partitions: partitions, retention: .time(milliseconds: transientRetentionMs))
+        case .transient:
+            TopicSpec(name: topic, partitions: partitions, retention: .time(milliseconds: transientRetentionMs))
         case .events: TopicSpec(name: topic, partitions: partitions, retention: .time(milliseconds: eventRetentionMs))
         case .state: TopicSpec(name: topic, partitions: partitions, retention: .compacted)
         }

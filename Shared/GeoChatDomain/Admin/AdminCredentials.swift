@@ -98,7 +98,8 @@ public struct LoginSeal: Sendable {
     /// Nil when it was not sealed with this key for this name and token.
     public func open(_ sealed: String, name: String, tokenHash: String) -> String? {
         guard let combined = Self.bytes(base64: sealed), let box = try? ChaChaPoly.SealedBox(combined: combined),
-            let plain = try? ChaChaPoly.open(box, using: key, authenticating: Self.context(name: name, tokenHash: tokenHash))
+            let plain = try? ChaChaPoly.open(
+                box, using: key, authenticating: Self.context(name: name, tokenHash: tokenHash))
         else { return nil }
         return String(bytes: plain, encoding: .utf8)
     }

@@ -33,10 +33,14 @@ public struct BanTarget: Codable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public init(from decoder: any Decoder) throws {
-        struct Raw: Decodable { var kind: Kind; var value: String }
+        struct Raw: Decodable {
+            var kind: Kind
+            var value: String
+        }
         let raw = try Raw(from: decoder)
         guard let target = BanTarget(kind: raw.kind, value: raw.value) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a valid \(raw.kind)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a valid \(raw.kind)"))
         }
         self = target
     }

@@ -48,7 +48,8 @@ public struct GeoPoint: Hashable, Sendable, Codable {
     public var mercator: MercatorPoint {
         // In range by construction; the clamp absorbs the last bit of rounding at the edges.
         MercatorPoint(
-            x: min(max(Coordinates.x(longitude: longitude), 0), 1), y: min(max(Coordinates.y(latitude: latitude), 0), 1))!
+            x: min(max(Coordinates.x(longitude: longitude), 0), 1), y: min(max(Coordinates.y(latitude: latitude), 0), 1)
+        )!
     }
 }
 

@@ -2,8 +2,8 @@
 /// the phones' protocol, and a type of its own in code, so a room's id cannot
 /// be passed where a message's is meant. JSON carries the bare number.
 public protocol NumericID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
-    ExpressibleByIntegerLiteral, LosslessStringConvertible where RawValue == Int64
-{
+    ExpressibleByIntegerLiteral, LosslessStringConvertible
+where RawValue == Int64 {
     init(rawValue: Int64)
 }
 

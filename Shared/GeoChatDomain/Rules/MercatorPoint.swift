@@ -17,9 +17,10 @@ public struct MercatorPoint: Hashable, Sendable, Codable {
     /// Only what a decimal number is spelt with: digits, `.`, signs and exponents
     /// (no `nan`, `inf` or hexadecimal floats, which `Double(_:)` would also read).
     public static func isDecimalSpelling(_ raw: some StringProtocol) -> Bool {
-        !raw.isEmpty && raw.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
-        }
+        !raw.isEmpty
+            && raw.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 == 0x65 || $0 == 0x45
+            }
     }
 
     /// From degrees (contract 2's formulas, `Coordinates`); nil outside the map.
@@ -33,8 +34,10 @@ public struct MercatorBox: Hashable, Sendable, Codable {
     public let minX: Double, minY: Double, maxX: Double, maxY: Double
 
     public init(_ a: MercatorPoint, _ b: MercatorPoint) {
-        minX = Swift.min(a.x, b.x); maxX = Swift.max(a.x, b.x)
-        minY = Swift.min(a.y, b.y); maxY = Swift.max(a.y, b.y)
+        minX = Swift.min(a.x, b.x)
+        maxX = Swift.max(a.x, b.x)
+        minY = Swift.min(a.y, b.y)
+        maxY = Swift.max(a.y, b.y)
     }
 
     public func contains(_ p: MercatorPoint) -> Bool {

@@ -62,7 +62,8 @@ public struct NearbyQuery: Sendable, Equatable {
         case .ellipse(let a, let b, let orientation):
             // In the plane tangent at the centre: metres along the major and minor axes.
             let turn = (bearing - orientation) * .pi / 180
-            let u = distance * cos(turn), v = distance * sin(turn)
+            let u = distance * cos(turn)
+            let v = distance * sin(turn)
             return (u * u) / (a * a) + (v * v) / (b * b) <= 1
         }
     }
@@ -80,20 +81,26 @@ public struct NearbyQuery: Sendable, Equatable {
             return [Self.box(west: -180, south: south, east: 180, north: north)]
         }
         let halfWidth = asin(spread) * 180 / .pi
-        let west = center.longitude - halfWidth, east = center.longitude + halfWidth
+        let west = center.longitude - halfWidth
+        let east = center.longitude + halfWidth
         if west < -180 {
-            return [Self.box(west: west + 360, south: south, east: 180, north: north),
-                    Self.box(west: -180, south: south, east: east, north: north)]
+            return [
+                Self.box(west: west + 360, south: south, east: 180, north: north),
+                Self.box(west: -180, south: south, east: east, north: north),
+            ]
         }
         if east > 180 {
-            return [Self.box(west: west, south: south, east: 180, north: north),
-                    Self.box(west: -180, south: south, east: east - 360, north: north)]
+            return [
+                Self.box(west: west, south: south, east: 180, north: north),
+                Self.box(west: -180, south: south, east: east - 360, north: north),
+            ]
         }
         return [Self.box(west: west, south: south, east: east, north: north)]
     }
 
     private static func box(west: Double, south: Double, east: Double, north: Double) -> MercatorBox {
-        MercatorBox(GeoPoint(latitude: south, longitude: west)!.mercator, GeoPoint(latitude: north, longitude: east)!.mercator)
+        MercatorBox(
+            GeoPoint(latitude: south, longitude: west)!.mercator, GeoPoint(latitude: north, longitude: east)!.mercator)
     }
 }
 
@@ -117,15 +124,18 @@ public enum Geodesy {
     public static let earthRadiusMetres = 6_371_008.8
 
     public static func distance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        let φ1 = a.latitude * .pi / 180, φ2 = b.latitude * .pi / 180
-        let dφ = φ2 - φ1, dλ = (b.longitude - a.longitude) * .pi / 180
+        let φ1 = a.latitude * .pi / 180
+        let φ2 = b.latitude * .pi / 180
+        let dφ = φ2 - φ1
+        let dλ = (b.longitude - a.longitude) * .pi / 180
         let h = sin(dφ / 2) * sin(dφ / 2) + cos(φ1) * cos(φ2) * sin(dλ / 2) * sin(dλ / 2)
         return 2 * earthRadiusMetres * asin(min(1, sqrt(h)))
     }
 
     /// The initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
     public static func bearing(from a: GeoPoint, to b: GeoPoint) -> Double {
-        let φ1 = a.latitude * .pi / 180, φ2 = b.latitude * .pi / 180
+        let φ1 = a.latitude * .pi / 180
+        let φ2 = b.latitude * .pi / 180
         let dλ = (b.longitude - a.longitude) * .pi / 180
         let y = sin(dλ) * cos(φ2)
         let x = cos(φ1) * sin(φ2) - sin(φ1) * cos(φ2) * cos(dλ)

@@ -40,8 +40,12 @@ public struct ProtocolError: Error, Equatable, Sendable, Codable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public static func missing(_ name: String) -> ProtocolError { .init(.missingParam, "parameter '\(name)' is missing") }
-    public static func bad(_ name: String, _ why: String) -> ProtocolError { .init(.badParam, "parameter '\(name)' \(why)") }
+    public static func missing(_ name: String) -> ProtocolError {
+        .init(.missingParam, "parameter '\(name)' is missing")
+    }
+    public static func bad(_ name: String, _ why: String) -> ProtocolError {
+        .init(.badParam, "parameter '\(name)' \(why)")
+    }
     public static let invalidSession = ProtocolError(.invalidSession, "session is unknown or has ended")
     public static let invalidNick = ProtocolError(
         .invalidNick, "a nickname is 1 to 32 ASCII letters, digits or '_', starting with a letter")

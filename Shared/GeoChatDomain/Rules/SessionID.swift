@@ -34,7 +34,8 @@ public struct SessionID: Hashable, Sendable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(String.self)
         guard let id = SessionID(raw) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a session id"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a session id"))
         }
         self = id
     }

@@ -7,7 +7,10 @@ public enum UTCTimestamp {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         var days = seconds / 86_400
         var rem = seconds % 86_400
-        if rem < 0 { rem += 86_400; days -= 1 }
+        if rem < 0 {
+            rem += 86_400
+            days -= 1
+        }
         let (y, m, d) = civil(fromDays: days)
         return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + " "
             + pad(rem / 3600, 2) + ":" + pad(rem % 3600 / 60, 2) + ":" + pad(rem % 60, 2)

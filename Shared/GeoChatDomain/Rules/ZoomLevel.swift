@@ -13,7 +13,8 @@ public struct ZoomLevel: Hashable, Comparable, Sendable, Codable {
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(Int.self)
         guard let z = ZoomLevel(raw) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "zoom out of range"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "zoom out of range"))
         }
         self = z
     }

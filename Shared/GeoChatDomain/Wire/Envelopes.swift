@@ -43,7 +43,8 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         replyTo = header.replyTo
         deadlineMs = header.deadlineMs
         sentAtMs = header.sentAtMs
-        let named = try decoder.container(keyedBy: CodingKeys.self).nestedContainer(keyedBy: WireName.self, forKey: .command)
+        let named = try decoder.container(keyedBy: CodingKeys.self).nestedContainer(
+            keyedBy: WireName.self, forKey: .command)
         command = try named.decode(Command.self, forKey: WireName(Command.name))
     }
 
@@ -88,7 +89,8 @@ public struct RequestHeader: Decodable, Sendable {
         let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
         guard named.allKeys.count == 1, let name = named.allKeys.first else {
             throw DecodingError.dataCorruptedError(
-                forKey: .command, in: container, debugDescription: "a command is an object with exactly one key, its name")
+                forKey: .command, in: container,
+                debugDescription: "a command is an object with exactly one key, its name")
         }
         commandName = name.stringValue
     }

@@ -58,7 +58,8 @@ enum RDKafkaAdmin {
     /// answer awaited, each topic's result checked (`done`: an error that
     /// means the work is done already, as "already exists" for a create).
     private static func topicOperation(
-        _ what: String, client: OpaquePointer, operation: rd_kafka_admin_op_t, timeoutMs: Int32, done: rd_kafka_resp_err_t,
+        _ what: String, client: OpaquePointer, operation: rd_kafka_admin_op_t, timeoutMs: Int32,
+        done: rd_kafka_resp_err_t,
         submit: (_ options: OpaquePointer?, _ queue: OpaquePointer) -> Void,
         results: (_ event: OpaquePointer, _ count: inout Int) -> UnsafeMutablePointer<OpaquePointer?>?
     ) throws(KafkaError) {
@@ -96,7 +97,9 @@ enum RDKafkaAdmin {
     /// Which of the topics the broker has. Throws when the broker does not answer
     /// (so a caller never takes "unreachable" for "missing"); a topic it does not
     /// know is simply left out.
-    static func existingTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<String> {
+    static func existingTopics(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> Set<
+        String
+    > {
         var existing: Set<String> = []
         for name in names {
             let (err, partitions) = try topicMetadata(client: client, topic: name, timeoutMs: timeoutMs)
@@ -127,7 +130,9 @@ enum RDKafkaAdmin {
     static func topicNames(client: OpaquePointer, timeoutMs: Int32) throws(KafkaError) -> [String] {
         var metadata: UnsafePointer<rd_kafka_metadata>?
         let err = rd_kafka_metadata(client, 1, nil, &metadata, timeoutMs)
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError.admin("metadata: \(err.message)") }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+            throw KafkaError.admin("metadata: \(err.message)")
+        }
         defer { rd_kafka_metadata_destroy(metadata) }
         return (0..<Int(metadata.pointee.topic_cnt)).map { String(cString: metadata.pointee.topics[$0].topic) }
     }

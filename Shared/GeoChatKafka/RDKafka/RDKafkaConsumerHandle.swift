@@ -88,7 +88,8 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         for i in 0..<Int(list.pointee.cnt) {
             let element = list.pointee.elems[i]
             if element.offset >= 0 {
-                offsets[PartitionID(topic: String(cString: element.topic), partition: element.partition)] = element.offset
+                offsets[PartitionID(topic: String(cString: element.topic), partition: element.partition)] =
+                    element.offset
             }
         }
         return offsets
@@ -105,7 +106,8 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions {
-            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(RD_KAFKA_OFFSET_BEGINNING)
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(
+                RD_KAFKA_OFFSET_BEGINNING)
         }
         if let error = rd_kafka_seek_partitions(handle, list, timeoutMs) {
             defer { rd_kafka_error_destroy(error) }

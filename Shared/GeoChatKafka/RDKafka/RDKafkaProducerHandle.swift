@@ -152,7 +152,8 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
     func createTopics(
         _ topics: [(name: String, partitions: Int, config: [String: String])], replicationFactor: Int, timeoutMs: Int32
     ) throws(KafkaError) {
-        try RDKafkaAdmin.createTopics(client: handle, topics, replicationFactor: replicationFactor, timeoutMs: timeoutMs)
+        try RDKafkaAdmin.createTopics(
+            client: handle, topics, replicationFactor: replicationFactor, timeoutMs: timeoutMs)
     }
 
     func topicNames(timeoutMs: Int32) throws(KafkaError) -> [String] {

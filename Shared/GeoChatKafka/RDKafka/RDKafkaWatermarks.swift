@@ -3,7 +3,9 @@ import CRdKafka
 extension RDKafkaAdmin {
     /// Each partition's high watermark (the offset the next record gets), asked
     /// of the broker now. Works through any client handle.
-    static func highWatermarks(client: OpaquePointer, topic: String, timeoutMs: Int32) throws(KafkaError) -> [Int32: Int64] {
+    static func highWatermarks(client: OpaquePointer, topic: String, timeoutMs: Int32) throws(KafkaError) -> [Int32:
+        Int64]
+    {
         let count = try partitionCount(client: client, topic: topic, timeoutMs: timeoutMs)
         var ends: [Int32: Int64] = [:]
         for partition in 0..<Int32(count) {
@@ -23,7 +25,8 @@ extension RDKafkaAdmin {
         let list = rd_kafka_topic_partition_list_new(Int32(partitions.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for p in partitions {
-            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(RD_KAFKA_OFFSET_BEGINNING)
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = Int64(
+                RD_KAFKA_OFFSET_BEGINNING)
         }
         let err = rd_kafka_assign(consumer, list)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }

@@ -1,4 +1,5 @@
 import GeoChatDomain
+
 /// The parameters of one legacy request: query string and form body, parsed by
 /// the contract's rules (sections 1, 5 and 7).
 ///

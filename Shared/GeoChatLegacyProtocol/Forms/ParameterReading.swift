@@ -74,7 +74,8 @@ extension FormParameters {
     /// (no `nan`, `inf` or hexadecimal floats).
     public func coordinate(_ names: [String]) throws(ProtocolError) -> Double {
         let raw = try required(names)
-        guard MercatorPoint.isDecimalSpelling(raw), let value = Double(raw), MercatorPoint.isValidCoordinate(value) else {
+        guard MercatorPoint.isDecimalSpelling(raw), let value = Double(raw), MercatorPoint.isValidCoordinate(value)
+        else {
             throw .bad(names[0], "must be a decimal number from 0 to 1")
         }
         return value

@@ -39,7 +39,8 @@ extension ChatCommand {
         case "chats":
             let a = try p.point(x: ["lon1"], y: ["lat1"])
             let b = try p.point(x: ["lon2"], y: ["lat2"])
-            let minZ = try p.zoom("minz"), maxZ = try p.zoom("maxz")
+            let minZ = try p.zoom("minz")
+            let maxZ = try p.zoom("maxz")
             guard minZ <= maxZ else { throw .bad("minz", "is greater than maxz") }
             return .chats(RegionQuery(box: MercatorBox(a, b), zooms: minZ.value...maxZ.value, cap: roomCap))
         case "create":

@@ -1,4 +1,5 @@
 import GeoChatDomain
+
 /// The documents of the legacy protocol (contract 3, 4 and 6). Every value that
 /// reaches the output passes through `XMLEscaping` here and nowhere else.
 public enum LegacyXML {

@@ -1,4 +1,5 @@
 import GeoChatDomain
+
 /// Writes a coordinate in plain decimal notation, shortest form that reads back
 /// to the same Double (`0.8`, `0.0000001`, `0`, `1`), never with an exponent.
 public enum PlainDecimal {
@@ -7,7 +8,8 @@ public enum PlainDecimal {
         var text = value.description  // Swift prints the shortest round-tripping digits
         // Bytes, not Characters: a `chats` answer formats a thousand coordinates.
         var exponent: Int?
-        var last: UInt8 = 0, beforeLast: UInt8 = 0
+        var last: UInt8 = 0
+        var beforeLast: UInt8 = 0
         text.withUTF8 { bytes in
             exponent = bytes.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
             if bytes.count >= 2 { (beforeLast, last) = (bytes[bytes.count - 2], bytes[bytes.count - 1]) }
@@ -25,7 +27,10 @@ public enum PlainDecimal {
     static func expand(mantissa: String, exponent: Int) -> String {
         var negative = false
         var m = Substring(mantissa)
-        if m.first == "-" { negative = true; m = m.dropFirst() }
+        if m.first == "-" {
+            negative = true
+            m = m.dropFirst()
+        }
         let parts = m.split(separator: ".", omittingEmptySubsequences: false)
         let intPart = String(parts[0])
         let fracPart = parts.count > 1 ? String(parts[1]) : ""

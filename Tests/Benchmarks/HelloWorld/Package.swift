@@ -11,12 +11,12 @@ let package = Package(
     name: "HelloWorld",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1")
     ],
     targets: [
         .executableTarget(
             name: "HelloWorld",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: ".", swiftSettings: [.swiftLanguageMode(.v6)]),
+            path: ".", swiftSettings: [.swiftLanguageMode(.v6)])
     ]
 )
