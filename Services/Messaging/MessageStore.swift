@@ -51,16 +51,6 @@ protocol MessageStore: Sendable {
     ) async throws -> OutboxPass
 }
 
-/// A say to append: what `append(room:nick:text:author:key:commitBy:)` takes.
-struct NewMessage: Sendable {
-    let room: RoomID
-    let nick: String
-    let text: String
-    let author: SessionID?
-    let key: String
-    let commitBy: Deadline
-}
-
 extension MessageStore {
     /// One say after the other, each in its own transaction: for stores where
     /// a commit costs nothing (the in-memory one).
@@ -81,69 +71,8 @@ extension MessageStore {
     }
 }
 
-enum RoomLogState: Equatable {
-    case unknown
-    case open(head: MessageID)
-    case removed
-}
-
-/// What `append` did.
-enum Appended: Equatable {
-    /// Stored under the room's next id; its event is in the outbox.
-    case stored(ChatMessage)
-    /// A repeat within `MessageRules.repeatWindow`: the earlier message, stored once.
-    case repeated(ChatMessage, author: SessionID?)
-
-    var message: ChatMessage {
-        switch self {
-        case .stored(let message), .repeated(let message, _): message
-        }
-    }
-}
-
-/// The messaging store as an outbox: its entries are stored messages, in
-/// lanes by room.
-struct MessageOutbox: Outbox {
-    let store: any MessageStore
-
-    func announced(_ entries: [MessageRef]) async throws { try await store.announced(entries) }
-
-    func relayUnannounced(
-        olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
-    ) async throws -> OutboxPass {
-        try await store.relayUnannounced(olderThan: grace, limit: limit, publish: publish)
-    }
-}
-
 extension MessageStored: OutboxEntry {
     public var ref: MessageRef { MessageRef(message) }
     public var lane: String { partitionKey }
     public func enqueue(on events: any EventPublisher) -> RecordDelivery { events.enqueue(self) }
 }
-
-/// A message by its key, as the outbox names it (public: the key of a public
-/// conformance, `MessageStored: OutboxEntry`).
-public struct MessageRef: Hashable, Sendable {
-    let room: RoomID
-    let id: MessageID
-
-    init(room: RoomID, id: MessageID) {
-        self.room = room
-        self.id = id
-    }
-
-    init(_ message: ChatMessage) { self.init(room: message.room, id: message.id) }
-}
-
-enum MessageRules {
-    /// A phone repeats a `say` it got no answer for (a `503`, a cut connection)
-    /// within 10 s of that answer: up to three times, a second apart. The answer
-    /// comes at most the request deadline (3 s) after the first was stored, and
-    /// a repeat may wait up to as long before its own turn: measured from the
-    /// first message's commit, 15 s covers them all.
-    static let repeatWindow: Duration = .seconds(15)
-    static var repeatWindowMs: Int64 { repeatWindow.components.seconds * 1000 }
-}
-
-/// A say whose idempotency key is stored already: a retry of an earlier say.
-struct DuplicateIdempotencyKey: Error {}

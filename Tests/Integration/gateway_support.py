@@ -48,8 +48,14 @@ def extra_gateway(stack, name, **settings):
     url = f"http://127.0.0.1:{port}"
     ADMIN_OF[url] = f"http://127.0.0.1:{admin_port}"  # for admin_support.api
     try:
-        wait_until(lambda: _ready(url, port), timeout=90,
-                   interval=0.3, message=f"the {name} gateway is ready")
+        try:
+            wait_until(lambda: _ready(url, port), timeout=90,
+                       interval=0.3, message=f"the {name} gateway is ready")
+        except Exception as error:
+            log.flush()
+            with open(log.name, "rb") as written:
+                tail = written.read()[-4000:].decode("utf-8", "replace")
+            raise AssertionError(f"{error}; the last lines of its log:\n{tail}") from error
         yield url
     finally:
         process.terminate()

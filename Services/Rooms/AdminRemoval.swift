@@ -1,0 +1,5 @@
+import Foundation
+import GeoChatBus
+import GeoChatDomain
+
+enum AdminRemoval { case removed, noSuchRoom, lobby }
