@@ -1,7 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
 import Logging
-import Synchronization
 
 /// What a chat client can do, whichever protocol it speaks: the phones' XML
 /// (`LegacyHandler`) and the JSON API (`APIRoutes`) both come here, so every

@@ -41,7 +41,7 @@ public struct RoomID: NumericID {
 }
 
 /// A message's id: positive, dense and strictly increasing within its room,
-/// so the ids of a room step one by one (`Strideable`: `next`, ranges of ids).
+/// so the ids of a room step one by one (`Strideable`: ranges of ids, `+` and `-` by a count).
 public struct MessageID: NumericID, Strideable {
     public let rawValue: Int64
     public init(rawValue: Int64) { self.rawValue = rawValue }
@@ -51,9 +51,6 @@ public struct MessageID: NumericID, Strideable {
 
     public func distance(to other: MessageID) -> Int64 { other.rawValue - rawValue }
     public func advanced(by n: Int64) -> MessageID { MessageID(rawValue: rawValue + n) }
-
-    /// The id after this one in its room.
-    public var next: MessageID { advanced(by: 1) }
 
     public static func + (id: MessageID, steps: Int64) -> MessageID { id.advanced(by: steps) }
     public static func - (id: MessageID, steps: Int64) -> MessageID { id.advanced(by: -steps) }
