@@ -1,15 +1,5 @@
 import Foundation
 
-/// Where the CLI keeps its login: `$XDG_CONFIG_HOME/geochat/token` (else
-/// `~/.config/geochat/token`), JSON, readable by its owner only (0600).
-/// `GEOCHAT_ADMIN_TOKEN` and `GEOCHAT_ADMIN_URL` override what it holds.
-struct Credentials: Codable {
-    var url: String
-    var token: String
-    var name: String
-    var expiresAtMs: Int64
-}
-
 enum CredentialStore {
     static var file: URL {
         let environment = ProcessInfo.processInfo.environment
@@ -44,9 +34,4 @@ enum CredentialStore {
     static func remove() throws {
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
     }
-}
-
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -21,20 +21,3 @@ public struct KafkaRecord: Sendable {
 
     public var keyString: String? { key.map { String(decoding: $0, as: UTF8.self) } }
 }
-
-/// A topic and the partitions a consumer holds of it.
-public struct TopicAssignment: Sendable, Equatable, Codable {
-    public var topic: String
-    public var partitions: [Int32]
-}
-
-/// One partition of one topic.
-public struct PartitionID: Hashable, Sendable {
-    public var topic: String
-    public var partition: Int32
-
-    public init(topic: String, partition: Int32) {
-        self.topic = topic
-        self.partition = partition
-    }
-}

@@ -1,25 +1,3 @@
-/// The broker the services talk to. The one-machine stack runs Tansu, whose
-/// ways need workarounds a Kafka cluster must not get (docs/architecture.md,
-/// "Kafka settings").
-public enum BrokerProfile: String, Sendable, CaseIterable {
-    /// A Kafka cluster: long-poll fetches (a waiting fetch is answered as soon
-    /// as data arrives), topics that outlive restarts.
-    case kafka
-    /// The dev broker: short fetch waits (it answers a waiting fetch only when
-    /// the wait ends), topics kept in memory and made anew after a restart
-    /// (consumers rewind, producers are replaced, topics re-created every 5 s).
-    case tansu
-}
-
-/// What start-up does about the shared topics.
-public enum TopicsMode: String, Sendable, CaseIterable {
-    /// Creates those missing, with the specs in code (`TopicSpec`).
-    case create
-    /// Only checks that they exist with enough partitions (topics managed by
-    /// the operator, e.g. Strimzi `KafkaTopic`; no create rights needed).
-    case verify
-}
-
 /// How the services talk to Kafka. Defaults are tuned for low latency on one
 /// machine (see docs/architecture.md, "Kafka settings"); every value can be
 /// overridden through configuration.

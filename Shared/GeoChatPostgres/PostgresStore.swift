@@ -1,15 +1,5 @@
 import Logging
 
-/// Queries over a service's PostgreSQL: the pool and logger each one uses.
-public protocol PostgresQueries: Sendable {
-    var database: Database { get }
-}
-
-extension PostgresQueries {
-    public var client: MeasuredPostgresClient { database.client }
-    public var logger: Logger { database.logger }
-}
-
 /// A store that owns a schema: its migrations, applied at start.
 public protocol PostgresStore: PostgresQueries {
     /// The schema the migrations create and the queries name.

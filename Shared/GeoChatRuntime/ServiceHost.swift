@@ -180,25 +180,3 @@ public struct ServiceHost: Sendable {
         }
     }
 }
-
-/// Started, and every condition holds.
-final class Readiness: Sendable {
-    private let started = Atomic<Bool>(false)
-    private let conditions = Mutex<[@Sendable () -> Bool]>([])
-
-    func add(_ condition: @escaping @Sendable () -> Bool) { conditions.withLock { $0.append(condition) } }
-
-    func markStarted() { started.store(true, ordering: .releasing) }
-
-    var isReady: Bool {
-        started.load(ordering: .acquiring) && conditions.withLock { $0 }.allSatisfy { $0() }
-    }
-}
-
-/// One of a service's loops, as a lifecycle `Service`.
-struct HostedComponent: Service {
-    let name: String
-    let body: @Sendable () async throws -> Void
-
-    func run() async throws { try await body() }
-}

@@ -3,7 +3,7 @@ import GeoChatDomain
 import PropertyBased
 import Testing
 
-/// Distances, bearings and the shapes of nearby queries (`Nearby.swift`), and
+/// Distances, bearings and the shapes of nearby queries (`NearbyQuery.swift`, `NearbyRoom.swift`, `Geodesy.swift`), and
 /// the transcript's text form.
 @Suite struct NearbyTests {
     static let latitude = Gen.double(in: -80...80)

@@ -28,11 +28,3 @@ extension CommandBus {
         try await send(command, idempotencyKey: idempotencyKey, deadline: .after(timeout))
     }
 }
-
-public enum IdempotencyKey {
-    /// 128 random bits.
-    public static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String(generator.next(), radix: 36) + "-" + String(generator.next(), radix: 36)
-    }
-}

@@ -192,10 +192,3 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
         return done
     }
 }
-
-/// Label `by`: `handler` (published right after the commit) or `relay`.
-enum OutboxMetrics {
-    static let published = LabeledFamily(counter: MetricNames.outboxPublished, label: "by")
-    static let failures = LabeledFamily(counter: MetricNames.outboxPublishFailures, label: "by")
-    static let backlog = Gauge(label: MetricNames.outboxBacklog)
-}

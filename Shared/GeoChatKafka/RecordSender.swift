@@ -1,0 +1,12 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Anything records can be sent to. Services depend on this seam, not on Kafka.
+public protocol RecordSender: Sendable {
+    /// Returns once the broker acknowledged the record (acks=all, idempotent).
+    func send(topic: String, key: String?, value: [UInt8], partition: Int32?) async throws
+    /// Hands the record over now (records enqueued one after another keep their
+    /// order) without waiting; the delivery ends with the broker's answer.
+    func enqueue(topic: String, key: String?, value: [UInt8], partition: Int32?) -> RecordDelivery
+}

@@ -1,0 +1,68 @@
+import GeoChatDomain
+
+/// The GeoChat v5 commands of `/chat.php` (contract 3).
+public enum ChatCommand: Sendable, Equatable {
+    case start(nick: Nickname)
+    case chats(RegionQuery)
+    case create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String)
+    case join(session: SessionID, room: RoomID)
+    case leave(session: SessionID, room: RoomID)
+    case say(session: SessionID, room: RoomID, text: String)
+    /// `waitSeconds` (0…25, an extension the phones never send): an answer
+    /// that would be empty waits up to that long for the room's next message.
+    case messages(room: RoomID, past: MessageID, limit: Int, session: SessionID?, waitSeconds: Int = 0)
+    case participants(room: RoomID)
+    case nick(session: SessionID, nick: Nickname)
+    case end(session: SessionID)
+}
+
+extension ChatCommand {
+    /// Reads a `/chat.php` request. Checks run in the order a client would fix
+    /// them: version, command, then each parameter as the contract lists them.
+    public static func parse(_ p: FormParameters, roomCap: Int) throws(ProtocolError) -> ChatCommand {
+        if let version = try p.text("v"), version != "5" {
+            throw ProtocolError(.unsupportedVersion, "protocol version \(version) is not supported; use v=5")
+        }
+        guard let command = try p.text("cmd") else { throw .missing("cmd") }
+        switch command {
+        case "start":
+            return .start(nick: try p.nickname("nick"))
+        case "chats":
+            let a = try p.point(x: ["lon1"], y: ["lat1"])
+            let b = try p.point(x: ["lon2"], y: ["lat2"])
+            let minZ = try p.zoom("minz")
+            let maxZ = try p.zoom("maxz")
+            guard minZ <= maxZ else { throw .bad("minz", "is greater than maxz") }
+            return .chats(RegionQuery(box: MercatorBox(a, b), zooms: minZ.value...maxZ.value, cap: roomCap))
+        case "create":
+            let session = try p.session()
+            let position = try p.point(x: ["lon", "longitude"], y: ["lat", "latitude"])
+            let zoom = try p.zoom("z")
+            let topic = try p.chatText(["topic"], length: Limits.topicLength)
+            return .create(session: session, position: position, zoom: zoom, topic: topic)
+        case "join":
+            return .join(session: try p.session(), room: try p.room())
+        case "leave":
+            return .leave(session: try p.session(), room: try p.room())
+        case "say":
+            let session = try p.session()
+            let room = try p.room()
+            let text = try p.chatText(["msg", "message", "text"], length: Limits.messageLength)
+            return .say(session: session, room: room, text: text)
+        case "messages":
+            let room = try p.room()
+            let past = try p.past()
+            let limit = try p.limit()
+            let session = try p.text("sessionid") == nil ? nil : try p.session()
+            return .messages(room: room, past: past, limit: limit, session: session, waitSeconds: try p.wait())
+        case "participants":
+            return .participants(room: try p.room())
+        case "nick":
+            return .nick(session: try p.session(), nick: try p.nickname("nick"))
+        case "end", "logout", "quit":
+            return .end(session: try p.session())
+        default:
+            throw ProtocolError(.unknownCommand, "unknown command '\(command)'")
+        }
+    }
+}
