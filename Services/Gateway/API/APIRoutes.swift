@@ -27,46 +27,46 @@ struct APIRoutes: Sendable {
         }
 
         api.on(.startSession) { request, context in
-            await respond("api_start", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_start", request, context) { client async throws(ProtocolError) -> Response in
                 let body = try APIJSON.decode(APIModels.StartSession.self, from: try await body(request))
                 let nick = try Self.nickname(body.nick)
-                let session = try await actions.start(nick: nick, client: client(request, context))
+                let session = try await actions.start(nick: nick, client: client)
                 return APIJSON.response(APIModels.Session(session), status: .created)
             }
         }
         api.on(.renameSession) { request, context in
-            await respond("api_nick", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_nick", request, context) { client async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let nick = try Self.nickname(
                     try APIJSON.decode(APIModels.Rename.self, from: try await body(request)).nick)
-                let renamed = try await actions.rename(session, to: nick, client: client(request, context))
+                let renamed = try await actions.rename(session, to: nick, client: client)
                 return APIJSON.response(APIModels.Session(renamed))
             }
         }
         api.on(.endSession) { request, context in
-            await respond("api_end", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_end", request, context) { _ async throws(ProtocolError) -> Response in
                 try await actions.end(try Self.session(request))
                 return Response(status: .noContent)
             }
         }
 
         api.on(.roomsInBox) { request, context in
-            await respond("api_rooms", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_rooms", request, context) { client async throws(ProtocolError) -> Response in
                 let parameters = try APIParameters(request, for: .roomsInBox)
                 let query = RegionQuery(box: try parameters.box(), zooms: try parameters.zooms(), cap: settings.roomCap)
-                let found = try await actions.rooms(in: query, client: client(request, context))
+                let found = try await actions.rooms(in: query, client: client)
                 return APIJSON.response(APIModels.Rooms(rooms: found.map(APIModels.Room.init)))
             }
         }
         api.on(.nearestRooms) { request, context in
-            await respond("api_nearest", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_nearest", request, context) { client async throws(ProtocolError) -> Response in
                 let query = try Self.nearbyQuery(try APIParameters(request, for: .nearestRooms))
-                let found = try actions.nearest(query, client: client(request, context))
+                let found = try actions.nearest(query, client: client)
                 return APIJSON.response(APIModels.NearbyRooms(rooms: found.map(APIModels.NearbyRoom.init)))
             }
         }
         api.on(.createRoom) { request, context in
-            await respond("api_create", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_create", request, context) { client async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let body = try APIJSON.decode(APIModels.CreateRoom.self, from: try await body(request))
                 let position = try APIPlaces.given(
@@ -77,34 +77,34 @@ struct APIRoutes: Sendable {
                 let topic = try ChatText.validate(rawTopic, length: Limits.topicLength).get(field: "topic")
                 let room = try await actions.create(
                     session: session, position: position.position, zoom: zoom, topic: topic,
-                    client: client(request, context))
+                    client: client)
                 return APIJSON.response(APIModels.Room(room), status: .created)
             }
         }
         api.on(.room) { request, context in
-            await respond("api_room", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_room", request, context) { client async throws(ProtocolError) -> Response in
                 APIJSON.response(
-                    APIModels.Room(try await actions.room(try Self.room(context), client: client(request, context))))
+                    APIModels.Room(try await actions.room(try Self.room(context), client: client)))
             }
         }
         api.on(.joinRoom) { request, context in
-            await respond("api_join", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_join", request, context) { client async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
-                try await actions.join(session: session, room: room, client: client(request, context))
+                try await actions.join(session: session, room: room, client: client)
                 return Response(status: .noContent)
             }
         }
         api.on(.leaveRoom) { request, context in
-            await respond("api_leave", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_leave", request, context) { client async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
-                try await actions.leave(session: session, room: room, client: client(request, context))
+                try await actions.leave(session: session, room: room, client: client)
                 return Response(status: .noContent)
             }
         }
         api.on(.messages) { request, context in
-            await respond("api_messages", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_messages", request, context) { client async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
                 let parameters = try APIParameters(request, for: .messages)
                 let after = try parameters.messageID("after")
@@ -113,36 +113,36 @@ struct APIRoutes: Sendable {
                 let wait = try parameters.integer("wait", in: Limits.maxWaitSeconds) ?? 0
                 let found = try await actions.messages(
                     room: room, past: after, limit: limit, session: try Self.optionalSession(request),
-                    wait: .seconds(wait), client: client(request, context))
+                    wait: .seconds(wait), client: client)
                 return APIJSON.response(APIModels.Messages(room: room, messages: found.map(APIModels.Message.init)))
             }
         }
         api.on(.say) { request, context in
-            await respond("api_say", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_say", request, context) { client async throws(ProtocolError) -> Response in
                 let session = try Self.session(request)
                 let room = try Self.room(context)
                 let body = try APIJSON.decode(APIModels.Say.self, from: try await body(request))
                 guard let raw = body.text else { throw .missing("text") }
                 let text = try ChatText.validate(raw, length: Limits.messageLength).get(field: "text")
                 let stored = try await actions.say(
-                    session: session, room: room, text: text, client: client(request, context))
+                    session: session, room: room, text: text, client: client)
                 return APIJSON.response(APIModels.Message(stored), status: .created)
             }
         }
         api.on(.participants) { request, context in
-            await respond("api_participants", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_participants", request, context) { client async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
-                let participants = try await actions.participants(of: room, client: client(request, context))
+                let participants = try await actions.participants(of: room, client: client)
                 return APIJSON.response(APIModels.Participants(room: room, participants: participants))
             }
         }
         api.on(.transcript) { request, context in
-            await respond("api_transcript", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_transcript", request, context) { client async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
                 let parameters = try APIParameters(request, for: .transcript)
                 let page = try TranscriptPage(room: room, parameters: parameters, accept: request.headers[.accept])
                 let found = try await actions.transcript(
-                    room: room, after: page.after, limit: page.limit, client: client(request, context))
+                    room: room, after: page.after, limit: page.limit, client: client)
                 return page.response(found)
             }
         }
@@ -171,7 +171,9 @@ struct APIRoutes: Sendable {
             let room = try Self.room(context)
             let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
             guard actions.rooms.room(room) != nil else { return nil }
-            return answer("api_events", request, started, .success(try stream(room, after, request, context)))
+            return answer(
+                "api_events", request, started, .success(try stream(room, after, chatClient(request, context), context))
+            )
         } catch {
             return answer("api_events", request, started, .failure(error))
         }
@@ -181,32 +183,33 @@ struct APIRoutes: Sendable {
     @inline(never)
     private func openStream(_ request: Request, _ context: GatewayRequestContext) -> Task<Response, Never> {
         Task {
-            await respond("api_events", request, context) { () async throws(ProtocolError) -> Response in
+            await respond("api_events", request, context) { client async throws(ProtocolError) -> Response in
                 let room = try Self.room(context)
                 let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
-                _ = try await actions.room(room, client: client(request, context))
-                return try stream(room, after, request, context)
+                _ = try await actions.room(room, client: client)
+                return try stream(room, after, client, context)
             }
         }
     }
 
     private func stream(
-        _ room: RoomID, _ after: MessageID, _ request: Request, _ context: GatewayRequestContext
+        _ room: RoomID, _ after: MessageID, _ client: ChatClient, _ context: GatewayRequestContext
     ) throws(ProtocolError) -> Response {
-        try events.open(room: room, after: after, client: client(request, context), connection: context.channel)
+        try events.open(room: room, after: after, client: client, connection: context.channel)
     }
 
     // MARK: The parts every operation shares
 
     private func respond(
         _ name: String, _ request: Request, _ context: GatewayRequestContext,
-        _ body: () async throws(ProtocolError) -> Response
+        _ body: (ChatClient) async throws(ProtocolError) -> Response
     ) async -> Response {
         let started = ContinuousClock.now
+        let client = chatClient(request, context)
         do throws(ProtocolError) {
             // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
-            try actions.signOfLife(try? Self.optionalSession(request), client: client(request, context))
-            return answer(name, request, started, .success(try await body()))
+            try actions.signOfLife(try? Self.optionalSession(request), client: client)
+            return answer(name, request, started, .success(try await body(client)))
         } catch {
             return answer(name, request, started, .failure(error))
         }
@@ -238,7 +241,7 @@ struct APIRoutes: Sendable {
     }
 
     /// The request's client: its address's buckets (writes and costly reads) and waiting places.
-    private func client(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
+    private func chatClient(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
         let addresses = settings.clientAddresses
         return ChatClient(limiter: limiter, address: { context.clientAddress(request, addresses) })
     }
