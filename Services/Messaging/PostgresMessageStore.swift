@@ -124,7 +124,8 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             for try await _ in locked.decode(Int64.self) { open = true }
             guard open else { return nil }
             let window = Double(MessageRules.repeatWindowMs) / 1000
-            // Two spellings, so the author test is an index condition either way.
+            // Two spellings, so the author test is an index condition either way (and
+            // SQL is never composed from strings: deploy/check-sql.sh forbids `unescaped:`).
             let rows: PostgresRowSequence
             if let author = author?.value {
                 rows = try await tx.query(
