@@ -42,7 +42,7 @@ public struct MeasuredPostgresClient: Service, Sendable {
     public func query(
         _ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line
     ) async throws -> PostgresRowSequence {
-        try await measured("query", statement: query.sql, file: file, line: line) {
+        try await measured("query", statement: query.sql, file: file, line: line) { _ in
             try await pool.query(query, logger: logger, file: file, line: line)
         }
     }
@@ -51,23 +51,28 @@ public struct MeasuredPostgresClient: Service, Sendable {
         isolation: isolated (any Actor)? = #isolation, file: String = #fileID, line: Int = #line,
         _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        try await measured("connection", statement: nil, file: file, line: line, isolation: isolation) {
+        try await measured("connection", statement: nil, file: file, line: line, isolation: isolation) { _ in
             try await pool.withConnection(isolation: isolation, closure)
         }
     }
 
+    /// The closure's statements are traced one by one, under the transaction's span.
     public func withTransaction<Result>(
         logger: Logger, file: String = #fileID, line: Int = #line, isolation: isolated (any Actor)? = #isolation,
-        _ closure: (PostgresConnection) async throws -> sending Result
+        _ closure: (TracedConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        try await measured("transaction", statement: nil, file: file, line: line, isolation: isolation) {
-            try await pool.withTransaction(logger: logger, file: file, line: line, isolation: isolation, closure)
+        try await measured("transaction", statement: nil, file: file, line: line, isolation: isolation) { span in
+            try await pool.withTransaction(logger: logger, file: file, line: line, isolation: isolation) {
+                connection in
+                try await closure(
+                    TracedConnection(connection: connection, databaseName: databaseName, transaction: span.context))
+            }
         }
     }
 
     private func measured<Result>(
         _ kind: String, statement: String?, file: String, line: Int, isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws -> sending Result
+        _ body: (any Span) async throws -> sending Result
     ) async throws -> sending Result {
         let span = PostgresSpans.start(
             kind, statement: statement, database: databaseName, file: file, line: line)
@@ -79,7 +84,7 @@ public struct MeasuredPostgresClient: Service, Sendable {
             span.end()
         }
         do {
-            return try await body()
+            return try await body(span)
         } catch {
             Self.queryErrors[kind].increment()
             PostgresSpans.failed(span, error)

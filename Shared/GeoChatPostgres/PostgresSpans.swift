@@ -4,12 +4,19 @@ import Tracing
 /// as OpenTelemetry's database conventions say. A statement's span is named
 /// after its first keyword (`SELECT`, `INSERT`, `WITH`, …) and carries its text
 /// as written, with `$n` for every bound value (PostgresNIO binds what a store
-/// interpolates), so no value of a user's ever reaches a trace; a transaction's
-/// or a leased connection's span names the store's file and line instead.
+/// interpolates), so no value of a user's ever reaches a trace. Every span
+/// names the store's file and line; a transaction's statements are its
+/// children (`TracedConnection`).
 enum PostgresSpans {
-    static func start(_ kind: String, statement: String?, database: String?, file: String, line: Int) -> any Span {
+    /// `parent`: the current span's context unless given (a transaction's statements).
+    static func start(
+        _ kind: String, statement: String?, database: String?, file: String, line: Int,
+        parent: InstrumentationContext? = nil
+    ) -> any Span {
         let operation = statement.map(firstKeyword) ?? kind
-        let span = startSpan(statement == nil ? "PostgreSQL \(kind)" : operation, ofKind: .client)
+        let span = startSpan(
+            statement == nil ? "PostgreSQL \(kind)" : operation,
+            context: parent ?? InstrumentationContext.current ?? .topLevel, ofKind: .client)
         guard span.isRecording else { return span }
         span.attributes["db.system.name"] = "postgresql"
         span.attributes["db.operation.name"] = operation
