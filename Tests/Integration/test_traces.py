@@ -1,7 +1,8 @@
 """Traces across the cluster (docs/operations.md, "Traces"): one legacy `say` through a gateway and a messaging
 instance that export their spans (GEOCHAT_TRACING=otlp) to a collector of this test's own (OTLP/HTTP JSON,
 stdlib http.server) is one trace: the gateway's server span, its `send say`, messaging's `process say` (the
-trace context crossed Kafka in the record's headers) and the PostgreSQL calls under it.
+trace context crossed Kafka in the record's headers), the PostgreSQL calls under it, and the message event's
+arrival at the gateway.
 
 The stack's messaging instances run without tracing: they are stopped for the test (a traced instance of
 the test's own takes every partition of their group) and started again after it."""
@@ -144,8 +145,8 @@ def test_one_say_is_one_trace_from_the_gateway_through_messaging_to_postgresql(s
                     return None
                 trace = [s for s in collector.spans() if s["trace"] == sends[-1]["trace"]]
                 names = {s["name"] for s in trace}
-                if "process say" in names and any(s["attributes"].get("db.system.name") == "postgresql"
-                                                  for s in trace):
+                if {"process say", "apply geochat.messages.events"} <= names and any(
+                        s["attributes"].get("db.system.name") == "postgresql" for s in trace):
                     return trace
                 return None
 
@@ -194,7 +195,10 @@ def test_one_say_is_one_trace_from_the_gateway_through_messaging_to_postgresql(s
         text = statement["attributes"].get("db.query.text") or ""
         assert "traced hello" not in text and session not in json.dumps(statement), "no bound value in a span"
     assert any(s["attributes"].get("code.file.path", "").endswith("PostgresMessageStore.swift") for s in statements)
-    assert any(s["service"] == "geochat-messaging" for s in trace)
+
+    # And back: the message's event, published by the say's handler, carries the trace to the gateway's read model.
+    applied = [s for s in trace if s["name"] == "apply geochat.messages.events"]
+    assert applied and all(s["service"] == "geochat-gateway" and process in chain(s) for s in applied), trace
 
     # No session id anywhere in any span (query strings are not recorded).
     assert session not in json.dumps(spans)

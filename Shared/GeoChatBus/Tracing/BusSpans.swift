@@ -8,7 +8,7 @@ import Tracing
 /// and so the owner's PostgreSQL statements, inside it). Attributes are only
 /// worked out for a span that records (never while tracing is off), and carry
 /// names, topics and correlation ids, never a command's fields.
-enum BusSpans {
+public enum BusSpans {
     /// A command's send, child of the current span (the gateway's HTTP request).
     static func send(_ command: String, topic: String, correlationID: String, oneWay: Bool = false) -> any Span {
         let span = startSpan("send \(command)", ofKind: .producer)
@@ -29,6 +29,20 @@ enum BusSpans {
             span.attributes["messaging.destination.partition.id"] = "\(record.partition)"
         }
         return span
+    }
+
+    /// An event applied by a reader (a gateway's read models), as a consumer
+    /// span under the handler that published it — a say's trace shows its
+    /// message arriving at each gateway. Only for a record that carries a
+    /// trace context: an event from no request starts no trace.
+    public static func applying<T>(_ record: KafkaRecord, _ apply: () -> T) -> T {
+        guard !record.headers.isEmpty else { return apply() }
+        let span = startSpan("apply \(record.topic)", context: TraceHeaders.context(of: record), ofKind: .consumer)
+        defer { span.end() }
+        if span.isRecording {
+            span.attributes = attributes(command: nil, topic: record.topic, operation: "process")
+        }
+        return apply()
     }
 
     /// Names the processing span after its command, once the record is read.
