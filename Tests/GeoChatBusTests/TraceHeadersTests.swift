@@ -9,8 +9,6 @@ import XCTest
 /// with swift-otel's tracer (made here, never bootstrapped: the process's own
 /// instrument stays the no-op one the other tests run with).
 final class TraceHeadersTests: XCTestCase {
-    static let traceparent = #/^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/#
-
     func makeTracer() throws -> any Tracer {
         var configuration = OTel.Configuration.default
         configuration.metrics.enabled = false
@@ -20,7 +18,8 @@ final class TraceHeadersTests: XCTestCase {
 
     func traceparent(_ headers: [KafkaHeader]) throws -> (trace: String, span: String) {
         let value = try XCTUnwrap(headers.last { $0.name == "traceparent" }?.text)
-        let match = try XCTUnwrap(value.wholeMatch(of: Self.traceparent), "not a W3C traceparent: \(value)")
+        let match = try XCTUnwrap(
+            value.wholeMatch(of: #/00-([0-9a-f]{32})-([0-9a-f]{16})-01/#), "not a W3C traceparent: \(value)")
         return (String(match.1), String(match.2))
     }
 

@@ -10,12 +10,13 @@ import Tracing
 /// them), nor the client's address. The probes and the metrics are not traced.
 /// A push stream's span ends when its head is sent, not with the stream.
 struct RequestTracing<Context: RequestContext>: RouterMiddleware {
-    static var untraced: Set<String> { ["/health", "/ready", "/status", "/metrics"] }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard !Self.untraced.contains(request.uri.path) else { return try await next(request, context) }
+        switch request.uri.path {
+        case "/health", "/ready", "/status", "/metrics": return try await next(request, context)
+        default: break
+        }
         var parent = InstrumentationContext.current ?? .topLevel
         InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: FieldExtractor())
         let method = request.method.rawValue

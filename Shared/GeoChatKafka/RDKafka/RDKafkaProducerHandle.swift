@@ -120,7 +120,7 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             }
         }
         guard
-            let error = fields.withUnsafeMutableBufferPointer({ rd_kafka_produceva(handle, $0.baseAddress, $0.count) })
+            let error = fields.withUnsafeBufferPointer({ rd_kafka_produceva(handle, $0.baseAddress, $0.count) })
         else { return RD_KAFKA_RESP_ERR_NO_ERROR }
         defer { rd_kafka_error_destroy(error) }
         Unmanaged<DeliveryCompletion>.fromOpaque(opaque).release()
