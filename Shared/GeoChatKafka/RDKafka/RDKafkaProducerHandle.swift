@@ -86,8 +86,8 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             return bytes
         }
         defer {
-            names.forEach { free($0) }
-            values.forEach { $0.deallocate() }
+            for name in names { free(name) }
+            for bytes in values { bytes.deallocate() }
             payload.deallocate()
             keyBytes?.deallocate()
         }
