@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // GeoChat server: five executables (Services/) over shared libraries (Shared/).
 import PackageDescription
 
@@ -25,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Traces across the cluster (off unless GEOCHAT_TRACING=otlp): the tracing API the code speaks, and
+        // its OpenTelemetry exporter, OTLP over HTTP only (the trait keeps gRPC out of the build; needs tools 6.1).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Admin accounts: bcrypt password hashes (HummingbirdBcrypt), SHA-256 of bearer tokens (Crypto),
         // and the geochat-admin command line.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
@@ -81,6 +85,7 @@ let package = Package(
                 "GeoChatDomain", "GeoChatKafka", "GeoChatMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/GeoChatBus", swiftSettings: strict),
 
@@ -94,6 +99,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/GeoChatPostgres", swiftSettings: strict),
 
@@ -107,6 +113,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             path: "Shared/GeoChatRuntime", swiftSettings: strict),
 
@@ -132,6 +140,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/Gateway",
             // The JSON API's OpenAPI document, compiled in as bytes (`OpenAPISpec`) and served as it is.
@@ -153,6 +162,7 @@ let package = Package(
             dependencies: [
                 "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatMetrics", "GeoChatPostgres", "GeoChatRuntime",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/Messaging", swiftSettings: strict),
         .executableTarget(
@@ -183,7 +193,12 @@ let package = Package(
             path: "Tests/BrokerTests"),
         .testTarget(
             name: "GeoChatBusTests",
-            dependencies: ["GeoChatBus", "GeoChatKafka", "GeoChatDomain", "GeoChatTestSupport"],
+            dependencies: [
+                "GeoChatBus", "GeoChatKafka", "GeoChatDomain", "GeoChatTestSupport",
+                // The W3C codec of the tests' round trips: swift-otel's tracer, never bootstrapped.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+            ],
             path: "Tests/GeoChatBusTests"),
         // A scratch database per test on the test PostgreSQL (GEOCHAT_TEST_PG_PORT).
         .target(

@@ -1,6 +1,7 @@
 import GeoChatBus
 import GeoChatDomain
 import Synchronization
+import Tracing
 
 /// Gathers the says that arrive while a transaction is under way and stores
 /// them together in the next one: one commit (one WAL flush) for as many says
@@ -19,6 +20,8 @@ final class GroupCommit: Sendable {
     private struct Waiting {
         let say: NewMessage
         let answer: CheckedContinuation<Appended?, any Error>
+        /// The say's trace context: its batch's statements are traced under the first say's.
+        let trace: InstrumentationContext?
     }
 
     private struct State {
@@ -40,7 +43,7 @@ final class GroupCommit: Sendable {
     func append(_ say: NewMessage) async throws -> Appended? {
         try await withCheckedThrowingContinuation { answer in
             let leads = state.withLock { state in
-                state.queue.append(Waiting(say: say, answer: answer))
+                state.queue.append(Waiting(say: say, answer: answer, trace: InstrumentationContext.current))
                 guard !state.flushing else { return false }
                 state.flushing = true
                 return true
@@ -58,7 +61,9 @@ final class GroupCommit: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
-            await commit(batch)
+            // The flushing task began under the say that found no transaction under way;
+            // each batch is traced under its own first say instead.
+            await InstrumentationContext.$current.withValue(batch[0].trace) { await commit(batch) }
         }
     }
 

@@ -39,7 +39,7 @@ struct PostgresSessionStore: SessionStore, PostgresStore {
 
     /// The change's statements and its event's row, in one transaction.
     private func announcing<Value: Sendable>(
-        _ change: (PostgresConnection) async throws -> (Value, SessionEvent)?
+        _ change: (TracedConnection) async throws -> (Value, SessionEvent)?
     ) async throws -> Announced<Value>? {
         try await client.withTransaction(logger: logger) { tx -> Announced<Value>? in
             guard let (value, event) = try await change(tx) else { return nil }

@@ -17,16 +17,20 @@ public final class KafkaProducer: RecordSender {
         self.current = Mutex(try RDKafkaProducerHandle(properties: settings.producerProperties))
     }
 
-    public func send(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) async throws {
-        try await enqueue(topic: topic, key: key, value: value, partition: partition).wait()
+    public func send(
+        topic: String, key: String?, value: [UInt8], partition: Int32? = nil, headers: [KafkaHeader] = []
+    ) async throws {
+        try await enqueue(topic: topic, key: key, value: value, partition: partition, headers: headers).wait()
     }
 
-    public func enqueue(topic: String, key: String?, value: [UInt8], partition: Int32? = nil) -> RecordDelivery {
+    public func enqueue(
+        topic: String, key: String?, value: [UInt8], partition: Int32? = nil, headers: [KafkaHeader] = []
+    ) -> RecordDelivery {
         let handle: RDKafkaProducerHandle
         do { handle = try activeHandle() } catch { return .completed(error) }
         let physical = settings.generations?.physical(topic, atMs: wallClockMs()) ?? topic
         let ticket = handle.enqueue(
-            topic: physical, partition: partition, key: key.map { Array($0.utf8) }, value: value)
+            topic: physical, partition: partition, key: key.map { Array($0.utf8) }, value: value, headers: headers)
         return RecordDelivery { [self] in
             guard case .failed(let reason, let needsFreshProducer) = await ticket.outcome() else {
                 KafkaMetrics.produced[settings.metricLabel(topic)].increment()

@@ -22,7 +22,7 @@ public final class Database: Sendable {
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
         self.client = MeasuredPostgresClient(
             pool: PostgresClient(configuration: configuration, backgroundLogger: logger),
-            maxConnections: settings.maxConnections)
+            maxConnections: settings.maxConnections, databaseName: settings.database)
         self.logger = logger
     }
 

@@ -93,12 +93,12 @@ extension Database {
     /// Takes the transaction-level advisory lock `key` if no one holds it
     /// (`pg_try_advisory_xact_lock`): held until the transaction ends, also when
     /// its connection dies. False: another transaction holds it.
-    public static func tryTransactionLock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async throws
-        -> Bool
-    {
-        for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(\(key))", logger: logger)
-            .decode(Bool.self)
-        {
+    public static func tryTransactionLock(
+        _ key: Int64, on connection: some PostgresStatements, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> Bool {
+        let rows = try await connection.query(
+            "SELECT pg_try_advisory_xact_lock(\(key))", logger: logger, file: file, line: line)
+        for try await got in rows.decode(Bool.self) {
             return got
         }
         return false

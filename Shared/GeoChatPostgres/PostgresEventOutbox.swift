@@ -36,7 +36,7 @@ public struct PostgresEventOutbox: Outbox {
 
     /// Stores the events on the transaction's connection; answers them staged, in order.
     public static func stage(
-        _ records: [EncodedEvent], service: String, on connection: PostgresConnection, logger: Logger
+        _ records: [EncodedEvent], service: String, on connection: some PostgresStatements, logger: Logger
     ) async throws -> [StagedEvent] {
         guard !records.isEmpty else { return [] }
         let rows = try await connection.query(
@@ -46,7 +46,7 @@ public struct PostgresEventOutbox: Outbox {
                 WITH ORDINALITY AS r(t, k, v, n)
             ORDER BY n
             RETURNING seq
-            """, logger: logger)
+            """, logger: logger, file: #fileID, line: #line)
         var seqs: [Int64] = []
         for try await seq in rows.decode(Int64.self) { seqs.append(seq) }
         // RETURNING follows the insertion order, which follows ORDER BY n.
@@ -55,7 +55,7 @@ public struct PostgresEventOutbox: Outbox {
 
     /// One event (see `stage(_:service:on:logger:)`).
     public static func stage(
-        _ record: EncodedEvent, service: String, on connection: PostgresConnection, logger: Logger
+        _ record: EncodedEvent, service: String, on connection: some PostgresStatements, logger: Logger
     ) async throws -> StagedEvent {
         try await stage([record], service: service, on: connection, logger: logger)[0]
     }

@@ -43,9 +43,16 @@ public struct ServiceHost: Sendable {
     /// For a main that reads its environment first (a sub-command that runs instead of the service).
     public init(environment: ServiceEnvironment) throws {
         self.environment = environment
+        // First among the resources, so that it stops last: the spans of the
+        // shutdown itself are still sent.
+        let traces = environment.settings { try TraceExport(configuration: $0) }
+        let exporter = environment.settings { _ in
+            try traces.start(service: environment.service, instance: environment.instanceID, logger: environment.logger)
+        }
         producer = try KafkaProducer(settings: environment.kafka, logger: environment.logger)
         events = KafkaEventPublisher(sender: producer)
         topics = TopicProvisioner(producer: producer, settings: environment.kafka, logger: environment.logger)
+        if let exporter { resources.append(exporter) }
     }
 
     /// The bus this service sends commands on (one reply topic per instance).

@@ -53,6 +53,40 @@ final class KafkaTransportTests: XCTestCase {
         }
     }
 
+    /// Record headers survive the broker as written, in order (a record with a
+    /// key and one without); a record written without any reads back without.
+    func testHeadersTravelWithTheirRecord() async throws {
+        let topic = uniqueTopic("headers")
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying([
+            TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))
+        ])
+        let consumer = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        try await consumer.start()
+        let headers = [
+            KafkaHeader("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            KafkaHeader("tracestate", "geochat=1"), KafkaHeader(name: "empty", value: []),
+        ]
+        try await producer.send(topic: topic, key: "room-1", value: Array("a".utf8), partition: 0, headers: headers)
+        try await producer.send(topic: topic, key: nil, value: Array("b".utf8), partition: 0, headers: headers)
+        try await producer.send(topic: topic, key: "room-1", value: Array("c".utf8), partition: 0)
+        var read: [KafkaRecord] = []
+        for await record in consumer.records {
+            read.append(record)
+            if read.count == 3 { break }
+        }
+        await consumer.close()
+        XCTAssertEqual(read.map { String(decoding: $0.value, as: UTF8.self) }, ["a", "b", "c"])
+        XCTAssertEqual(read[0].headers, headers)
+        XCTAssertEqual(read[0].keyString, "room-1")
+        XCTAssertEqual(read[1].headers, headers)
+        XCTAssertNil(read[1].key)
+        XCTAssertEqual(read[1].header("traceparent"), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        XCTAssertEqual(read[2].headers, [])
+    }
+
     func testGroupCommitsOnlyWhatWasProcessed() async throws {
         let topic = uniqueTopic("commit")
         let group = "test-group-\(UUID().uuidString.prefix(8))"

@@ -36,8 +36,10 @@ package struct EventFeed: Sendable {
             switch record.topic {
             case Topics.messageEvents:
                 if let stored = EventDecoding.decode(MessageStored.self, from: record) {
-                    messages.apply(stored.message)
-                    rooms.visited(stored.message.room, atMs: stored.message.addedAt)
+                    BusSpans.applying(record) {
+                        messages.apply(stored.message)
+                        rooms.visited(stored.message.room, atMs: stored.message.addedAt)
+                    }
                 }
             case Topics.roomEvents:
                 switch EventDecoding.decode(RoomEvent.self, from: record) {

@@ -331,13 +331,16 @@ struct AdminStore: PostgresQueries {
         return entries
     }
 
-    private static func insert(_ entry: AuditEntry, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query(
+    private static func insert(
+        _ entry: AuditEntry, _ connection: some PostgresStatements, _ logger: Logger, file: String = #fileID,
+        line: Int = #line
+    ) async throws {
+        _ = try await connection.query(
             """
             INSERT INTO session.audit_log (actor, action, target, outcome, detail, gateway, source)
             VALUES (\(clip(entry.actor)), \(clip(entry.action)), \(clip(entry.target)), \(clip(entry.outcome)),
                     \(clip(entry.detail, 1000)), \(clip(entry.gateway)), \(clip(entry.source ?? "")))
-            """, logger: logger)
+            """, logger: logger, file: file, line: line)
     }
 
     /// Audit fields may come from failed input: bounded so a row stays small.

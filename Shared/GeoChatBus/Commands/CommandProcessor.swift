@@ -1,6 +1,7 @@
 import GeoChatDomain
 import GeoChatKafka
 import Logging
+import Tracing
 
 /// The owning side of request/reply: reads a command topic as a member of the
 /// service's consumer group, runs each command through its handler, answers on
@@ -28,11 +29,24 @@ public struct CommandProcessor: Sendable {
             committable: { [consumer] record in consumer.markProcessed(record) })
     }
 
+    /// Within a `process` span, child of the one whose context the record
+    /// carries: the handler's own spans (its PostgreSQL statements) and the
+    /// commands and events it sends join the requester's trace.
     private func process(_ record: KafkaRecord) async {
+        let span = BusSpans.process(record)
+        defer { span.end() }
+        await InstrumentationContext.$current.withValue(span.context) { await process(record, within: span) }
+    }
+
+    private func process(_ record: KafkaRecord, within span: any Span) async {
         let started = ContinuousClock.now
         let (header, outcome) = await handlers.handle(record.value, logger: logger)
+        if let header { BusSpans.describe(span, header: header) }
+        // The reply carries the processing's context back (a reply's reader may follow it).
+        let replyHeaders = TraceHeaders.carrying(span.context)
         switch outcome {
         case .dropped(let reason, let detail):
+            BusSpans.failed(span, reason.rawValue)
             BusMetrics.commandsDropped[reason.rawValue].increment()
             logger.log(
                 level: reason == .deadline ? .info : .error, "dropping command",
@@ -44,7 +58,10 @@ public struct CommandProcessor: Sendable {
             guard let header else { return }
             BusMetrics.commandDuration[header.commandName].record(since: started)
             BusMetrics.commandsHandled[header.commandName].increment()
-            if failed { BusMetrics.commandErrors[header.commandName].increment() }
+            if failed {
+                BusMetrics.commandErrors[header.commandName].increment()
+                BusSpans.failed(span, "answered with an error")
+            }
             guard !header.replyTo.isEmpty else { return }  // posted one way (`CommandBus.post`)
             guard Topics.isReplyTopic(header.replyTo) else {
                 BusMetrics.commandsDropped["reply_topic"].increment()
@@ -61,7 +78,8 @@ public struct CommandProcessor: Sendable {
                 Task { [producer, logger] in
                     await gate.settle(logger: logger)
                     do {
-                        try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
+                        try await producer.send(
+                            topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
                     } catch {
                         logger.warning(
                             "reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
@@ -70,7 +88,8 @@ public struct CommandProcessor: Sendable {
                 return
             }
             do {
-                try await producer.send(topic: header.replyTo, key: nil, value: reply, partition: 0)
+                try await producer.send(
+                    topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
             } catch {
                 // The requester times out and answers "outcome unknown"; the work is
                 // done and idempotent, so a client retry gets the same answer.

@@ -3,6 +3,7 @@ import GeoChatDomain
 import GeoChatKafka
 import Logging
 import Synchronization
+import Tracing
 
 /// Sends commands to the services that own them and waits for their replies.
 ///
@@ -101,11 +102,29 @@ public final class KafkaCommandBus: CommandBus {
         }
     }
 
+    /// Within a `send` span, whose trace context the record's headers carry to
+    /// the owner (none while tracing is off).
     public func send<Command: WireCommand>(
         _ command: Command, idempotencyKey: String, deadline: Deadline
     ) async throws(RequestError) -> Command.Reply {
-        let topic = Command.topic
         let correlationID = Self.randomToken()
+        let span = BusSpans.send(Command.name, topic: Command.topic, correlationID: correlationID)
+        defer { span.end() }
+        do {
+            return try await send(
+                command, idempotencyKey: idempotencyKey, deadline: deadline, correlationID: correlationID,
+                headers: TraceHeaders.carrying(span.context))
+        } catch {
+            BusSpans.failed(span, error)
+            throw error
+        }
+    }
+
+    private func send<Command: WireCommand>(
+        _ command: Command, idempotencyKey: String, deadline: Deadline, correlationID: String,
+        headers: [KafkaHeader]
+    ) async throws(RequestError) -> Command.Reply {
+        let topic = Command.topic
         let started = ContinuousClock.now
         // A reply sent before this instance reads its reply topic is lost, and
         // the request would wait its whole deadline for it (a gateway restarted
@@ -136,7 +155,7 @@ public final class KafkaCommandBus: CommandBus {
         let key = command.partitionKey ?? idempotencyKey
         Task {
             do {
-                try await producer.send(topic: topic, key: key, value: payload, partition: nil)
+                try await producer.send(topic: topic, key: key, value: payload, partition: nil, headers: headers)
             } catch {
                 let orphan = waiting.withLock { $0.removeValue(forKey: correlationID) }
                 orphan?.finish(.failure(.notSent("\(error)")))
@@ -157,8 +176,12 @@ public final class KafkaCommandBus: CommandBus {
         _ command: Command, idempotencyKey: String, deadline: Deadline
     ) async -> RecordDelivery {
         // No reply topic: the owner answers nothing (`CommandProcessor`).
+        let correlationID = Self.randomToken()
+        // The span covers the hand-over; the owner's processing is its child all the same.
+        let span = BusSpans.send(Command.name, topic: Command.topic, correlationID: correlationID, oneWay: true)
+        defer { span.end() }
         let envelope = RequestEnvelope(
-            correlationID: Self.randomToken(), idempotencyKey: idempotencyKey, replyTo: "",
+            correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: "",
             deadlineMs: deadline.epochMs,
             sentAtMs: WallClock.nowMs(), command: command)
         let payload: [UInt8]
@@ -166,7 +189,8 @@ public final class KafkaCommandBus: CommandBus {
             return .completed(RequestError.notSent("encode: \(error)"))
         }
         let delivery = producer.enqueue(
-            topic: Command.topic, key: command.partitionKey ?? idempotencyKey, value: payload, partition: nil)
+            topic: Command.topic, key: command.partitionKey ?? idempotencyKey, value: payload, partition: nil,
+            headers: TraceHeaders.carrying(span.context))
         return RecordDelivery {
             do {
                 try await bounded(by: deadline.remaining()) { try await delivery.wait() }

@@ -135,7 +135,25 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return .record(
             KafkaRecord(
                 topic: String(cString: rd_kafka_topic_name(m.rkt)), partition: m.partition, offset: m.offset,
-                key: key, value: value))
+                key: key, value: value, headers: Self.headers(of: message)))
+    }
+
+    /// The record's headers, copied out (none: the common case, answered without a copy).
+    private static func headers(of message: UnsafeMutablePointer<rd_kafka_message_t>) -> [KafkaHeader] {
+        var list: OpaquePointer?
+        guard rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return [] }
+        var headers: [KafkaHeader] = []
+        var index = 0
+        var name: UnsafePointer<CChar>?
+        var value: UnsafeRawPointer?
+        var size = 0
+        while rd_kafka_header_get_all(list, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            index += 1
+            guard let name else { continue }
+            let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+            headers.append(KafkaHeader(name: String(cString: name), value: bytes))
+        }
+        return headers
     }
 
     /// Marks a record processed; the next auto-commit includes it.

@@ -36,13 +36,17 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
 
     /// Enqueues a copy of the record; `completion` runs once the broker answered.
     private func produce(
-        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8],
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
         completion: DeliveryCompletion
     ) -> rd_kafka_resp_err_t {
         let rkt = topicHandle(topic)
         // A record in the queue holds its topic: this reference may go at once.
         defer { rd_kafka_topic_destroy(rkt) }
         let opaque = Unmanaged.passRetained(completion).toOpaque()
+        guard headers.isEmpty else {
+            return produceWithHeaders(
+                rkt, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
+        }
         let status: Int32 = value.withUnsafeBytes { payload in
             func send(_ keyPointer: UnsafeRawPointer?, _ keyLength: Int) -> Int32 {
                 rd_kafka_produce(
@@ -58,6 +62,69 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
             return rd_kafka_last_error()
         }
         return RD_KAFKA_RESP_ERR_NO_ERROR
+    }
+
+    /// The same through `rd_kafka_produceva` (`rd_kafka_producev` is variadic
+    /// C, which Swift cannot call), which also takes headers; librdkafka copies
+    /// the value, the key and every header before it returns.
+    private func produceWithHeaders(
+        _ rkt: OpaquePointer, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
+        opaque: UnsafeMutableRawPointer
+    ) -> rd_kafka_resp_err_t {
+        // Copies that live until the call returns: names as C strings, values as bytes.
+        let names = headers.map { strdup($0.name)! }
+        let values = headers.map { header -> UnsafeMutableRawPointer in
+            let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(header.value.count, 1), alignment: 1)
+            header.value.withUnsafeBytes { bytes.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return bytes
+        }
+        let payload = UnsafeMutableRawPointer.allocate(byteCount: max(value.count, 1), alignment: 1)
+        value.withUnsafeBytes { if let base = $0.baseAddress { payload.copyMemory(from: base, byteCount: $0.count) } }
+        let keyBytes = key.map { key -> UnsafeMutableRawPointer in
+            let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(key.count, 1), alignment: 1)
+            key.withUnsafeBytes { if let base = $0.baseAddress { bytes.copyMemory(from: base, byteCount: $0.count) } }
+            return bytes
+        }
+        defer {
+            for name in names { free(name) }
+            for bytes in values { bytes.deallocate() }
+            payload.deallocate()
+            keyBytes?.deallocate()
+        }
+        var fields: [rd_kafka_vu_t] = []
+        func field(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
+            var vu = rd_kafka_vu_t()
+            vu.vtype = type
+            set(&vu)
+            fields.append(vu)
+        }
+        field(RD_KAFKA_VTYPE_RKT) { $0.u.rkt = rkt }
+        field(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition ?? RD_KAFKA_PARTITION_UA }
+        field(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
+        field(RD_KAFKA_VTYPE_VALUE) {
+            $0.u.mem.ptr = payload
+            $0.u.mem.size = value.count
+        }
+        if let keyBytes, let key {
+            field(RD_KAFKA_VTYPE_KEY) {
+                $0.u.mem.ptr = keyBytes
+                $0.u.mem.size = key.count
+            }
+        }
+        field(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
+        for (index, header) in headers.enumerated() {
+            field(RD_KAFKA_VTYPE_HEADER) {
+                $0.u.header.name = UnsafePointer(names[index])
+                $0.u.header.val = UnsafeRawPointer(values[index])
+                $0.u.header.size = header.value.count
+            }
+        }
+        guard
+            let error = fields.withUnsafeBufferPointer({ rd_kafka_produceva(handle, $0.baseAddress, $0.count) })
+        else { return RD_KAFKA_RESP_ERR_NO_ERROR }
+        defer { rd_kafka_error_destroy(error) }
+        Unmanaged<DeliveryCompletion>.fromOpaque(opaque).release()
+        return rd_kafka_error_code(error)
     }
 
     private var fatalError: String? {
@@ -97,14 +164,18 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
 
     /// Sends one record and waits for the broker's answer. A full local queue
     /// is waited out (the poll thread drains it) for up to about 100 ms.
-    func send(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) async -> DeliveryOutcome {
-        await enqueue(topic: topic, partition: partition, key: key, value: value).outcome()
+    func send(
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
+    ) async -> DeliveryOutcome {
+        await enqueue(topic: topic, partition: partition, key: key, value: value, headers: headers).outcome()
     }
 
     /// Hands the record to librdkafka now, so records enqueued one after another
     /// keep their order (the idempotent producer keeps it on the wire), and
     /// answers a ticket that completes with the broker's answer.
-    func enqueue(topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]) -> DeliveryTicket {
+    func enqueue(
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []
+    ) -> DeliveryTicket {
         let ticket = DeliveryTicket()
         guard !closing.load(ordering: .acquiring) else {
             ticket.complete(.failed("producer closed", needsFreshProducer: true))
@@ -113,7 +184,8 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         var queueFullRetries = 0
         while true {
             let completion = DeliveryCompletion { [self] err in ticket.complete(outcome(err)) }
-            let err = produce(topic: topic, partition: partition, key: key, value: value, completion: completion)
+            let err = produce(
+                topic: topic, partition: partition, key: key, value: value, headers: headers, completion: completion)
             if err == RD_KAFKA_RESP_ERR_NO_ERROR { return ticket }
             if err == RD_KAFKA_RESP_ERR__QUEUE_FULL && queueFullRetries < 100 {
                 queueFullRetries += 1
