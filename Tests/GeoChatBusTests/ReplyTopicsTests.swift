@@ -39,6 +39,29 @@ import Testing
         #expect(!asks.contains(true))
     }
 
+    /// A restarted requester never names a topic an earlier start of the same
+    /// instance named: an old topic holds that start's replies (Tansu lists them
+    /// all on every fetch), or was deleted at its shutdown.
+    @Test func eachStartOfARotatingRequesterHasTopicsOfItsOwn() {
+        let startedAt: Int64 = 1_795_680_000_000
+        var first = ReplyTopics(instance: "gateway-1", rotateAfter: 2, startedAtMs: startedAt)
+        let second = ReplyTopics(instance: "gateway-1", rotateAfter: 2, startedAtMs: startedAt + 1)
+        #expect(first.current == "geochat.replies.gateway-1.r1795680000000000")
+        #expect(second.current == "geochat.replies.gateway-1.r1795680000001000")
+        // A thousand replacements in the first start's first millisecond would be needed to reach the second's.
+        for _ in 0..<999 {
+            _ = first.received(on: first.current)
+            if first.received(on: first.current) { _ = first.rotated(to: first.nextTopic) }
+        }
+        #expect(first.current == "geochat.replies.gateway-1.r1795680000000999")
+        #expect(first.current != second.current)
+        #expect(Topics.requester(ofReplyTopic: second.current) == "gateway-1")
+        #expect(Topics.isReplyTopic(second.current))
+        // Never rotating (a broker that trims by retention): the plain name, whenever it starts.
+        let kafka = ReplyTopics(instance: "gateway-1", rotateAfter: nil, startedAtMs: startedAt)
+        #expect(kafka.current == "geochat.replies.gateway-1")
+    }
+
     @Test func theRequesterIsNamedWhateverTheGeneration() {
         #expect(Topics.requester(ofReplyTopic: "geochat.replies.gateway-1") == "gateway-1")
         // Only reply topics may be named as a command's replyTo (CommandProcessor).

@@ -39,12 +39,14 @@ public final class KafkaCommandBus: CommandBus {
 
     public init(instance: String, settings: KafkaSettings, producer: KafkaProducer, logger: Logger) throws {
         self.instance = instance
-        self.replies = Mutex(ReplyTopics(instance: instance, rotateAfter: settings.replyTopicRecords))
+        let replies = ReplyTopics(
+            instance: instance, rotateAfter: settings.replyTopicRecords, startedAtMs: WallClock.nowMs())
+        self.replies = Mutex(replies)
         self.producer = producer
         self.provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
         self.profile = settings.profile
         self.settings = settings
-        let first = Topics.replies(instance: instance)
+        let first = replies.current
         self.firstReader = try KafkaConsumer(
             settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
         self.readers = Mutex([first: firstReader])
@@ -90,7 +92,8 @@ public final class KafkaCommandBus: CommandBus {
     public func shutdown(deletingReplyTopic: Bool = false) async {
         newReader.finish()
         for reader in readers.withLock({ Array($0.values) }) { await reader.close() }
-        // Replaced generations go in any case; the current one only with a made-up id.
+        // Replaced generations go in any case, and so does the current one when it is
+        // this start's own generation (no later start names it) or the id was made up.
         let (current, retired) = replies.withLock { ($0.current, $0.retired) }
         let doomed =
             retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])

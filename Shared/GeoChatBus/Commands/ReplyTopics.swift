@@ -23,10 +23,21 @@ struct ReplyTopics: Sendable {
     /// Replaced topics not deleted yet.
     private(set) var retired: Set<String> = []
 
-    init(instance: String, rotateAfter: Int?) {
+    /// `startedAtMs`: when this process started. A rotating requester begins on
+    /// a generation no earlier start of the same instance named (the start's
+    /// milliseconds × 1,000, then one up per replacement: a collision would take
+    /// a thousand replacements a millisecond). Reusing a name is what made a
+    /// gateway restarted a dozen times answer nothing: the plain topic, never
+    /// replaced across starts, had piled up every start's first replies, and on
+    /// Tansu a fetch that lists every stored batch stalled its reader (and a
+    /// reused `.r<n>`, deleted at the last shutdown, was still unknown to the
+    /// repliers' cached metadata). Never rotating (`rotateAfter` nil, a real
+    /// Kafka that trims by retention): the plain name, as before.
+    init(instance: String, rotateAfter: Int?, startedAtMs: Int64 = 0) {
         self.instance = instance
         self.rotateAfter = rotateAfter
-        current = Topics.replies(instance: instance)
+        generation = rotateAfter == nil ? 0 : Int(startedAtMs) * 1000
+        current = Topics.replies(instance: instance, generation: generation)
     }
 
     /// A request starts: the topic it names for its reply.
