@@ -125,7 +125,7 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
             guard open else { return nil }
             let window = Double(MessageRules.repeatWindowMs) / 1000
             // Two spellings, so the author test is an index condition either way (and
-            // SQL is never composed from strings: deploy/check-sql.sh forbids `unescaped:`).
+            // SQL is never composed from strings: deploy/check-sql.sh).
             let rows: PostgresRowSequence
             if let author = author?.value {
                 rows = try await tx.query(
