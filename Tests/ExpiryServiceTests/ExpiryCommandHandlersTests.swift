@@ -32,19 +32,19 @@ struct ExpiryCommandHandlersTests {
         try await Self.withHandlers { _, bus in
             let job = try await bus.send(
                 StartExpiryRun(dryRun: true, idleLimitSeconds: 86_400, requestedBy: " alice "), idempotencyKey: "run-1",
-                within: .seconds(30))
+                within: TestPatience.deadline)
             #expect(job.trigger == "admin:alice" && job.dryRun && job.status == .running)
             let idleBefore = WallClock.nowMs() - 86_400_000
             #expect(abs(job.idleBeforeMs - idleBefore) < 10_000)
             let again = try await bus.send(
                 StartExpiryRun(dryRun: true, idleLimitSeconds: 86_400, requestedBy: "alice"), idempotencyKey: "run-1",
-                within: .seconds(30))
+                within: TestPatience.deadline)
             #expect(again.id == job.id)
             let other = try await bus.send(
-                StartExpiryRun(dryRun: false, idleLimitSeconds: nil, requestedBy: "bob"), within: .seconds(30))
+                StartExpiryRun(dryRun: false, idleLimitSeconds: nil, requestedBy: "bob"), within: TestPatience.deadline)
             #expect(other.id == job.id, "one run at a time: the one under way is the answer")
-            #expect(try await bus.send(ReadExpiryJob(id: job.id), within: .seconds(30)).id == job.id)
-            #expect(try await bus.send(ListExpiryJobs(limit: 5), within: .seconds(30)).map(\.id) == [job.id])
+            #expect(try await bus.send(ReadExpiryJob(id: job.id), within: TestPatience.deadline).id == job.id)
+            #expect(try await bus.send(ListExpiryJobs(limit: 5), within: TestPatience.deadline).map(\.id) == [job.id])
         }
     }
 
@@ -55,12 +55,12 @@ struct ExpiryCommandHandlersTests {
                 StartExpiryRun(dryRun: true, idleLimitSeconds: nil, requestedBy: "   "),
                 StartExpiryRun(dryRun: true, idleLimitSeconds: nil, requestedBy: "bell\u{07}"),
             ] {
-                await #expect(throws: RequestError.self) { try await bus.send(bad, within: .seconds(30)) }
+                await #expect(throws: RequestError.self) { try await bus.send(bad, within: TestPatience.deadline) }
             }
-            let listed = try await bus.send(ListExpiryJobs(limit: 5), within: .seconds(30))
+            let listed = try await bus.send(ListExpiryJobs(limit: 5), within: TestPatience.deadline)
             #expect(listed.isEmpty)
             await #expect(throws: RequestError.refused(ProtocolError(.noSuchChat, "no such expiry job"))) {
-                try await bus.send(ReadExpiryJob(id: 404), within: .seconds(30))
+                try await bus.send(ReadExpiryJob(id: 404), within: TestPatience.deadline)
             }
         }
     }
@@ -77,10 +77,11 @@ struct ExpiryCommandHandlersTests {
             let run = ExpiryRun(
                 bus: bus, jobs: jobs, settings: Self.settings, operatorSeal: operators, logger: Logger(label: "test"))
             let started = try await bus.send(
-                StartExpiryRun(dryRun: false, idleLimitSeconds: 86_400, requestedBy: "alice"), within: .seconds(30))
+                StartExpiryRun(dryRun: false, idleLimitSeconds: 86_400, requestedBy: "alice"),
+                within: TestPatience.deadline)
             let job = try #require(try await jobs.running())
             try await run.execute(job)
-            let report = try await bus.send(ReadExpiryJob(id: started.id), within: .seconds(30))
+            let report = try await bus.send(ReadExpiryJob(id: started.id), within: TestPatience.deadline)
             #expect(report.status == .finished)
             #expect(report.selected == 7 && report.examined == 7)
             #expect(report.removed == 6 && report.failed == 0)

@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatTestSupport
 import Logging
 import Testing
 
@@ -35,7 +36,8 @@ import Testing
         }
         bus = InMemoryCommandBus([expiry])
         backend = AdminBackend(
-            services: ServiceClients(bus: bus, timeout: .seconds(30)), gateway: "test", logger: Logger(label: "test"))
+            services: ServiceClients(bus: bus, timeout: TestPatience.deadline), gateway: "test",
+            logger: Logger(label: "test"))
     }
 
     @Test func aRunRequestCarriesItsParametersAndComesBackAsTheJob() async throws {

@@ -29,7 +29,7 @@ import Testing
                 session: SessionID.random(), position: MercatorPoint(x: Double(i % 97) / 97, y: Double(i % 89) / 89)!,
                 zoom: ZoomLevel(i % 18)!, topic: "room \(i)")
         }
-        return (ServiceClients(bus: bus, timeout: .seconds(30)), store)
+        return (ServiceClients(bus: bus, timeout: TestPatience.deadline), store)
     }
 
     @Test(arguments: [1, 3, 8])
@@ -59,7 +59,7 @@ import Testing
                 operatorSeal: TestKeys.operatorSeal(), logger: logger
             ).handlers)
         let map = RoomMap()
-        await map.loadAll(from: ServiceClients(bus: bus, timeout: .seconds(30)), ranges: 4, logger: logger)
+        await map.loadAll(from: ServiceClients(bus: bus, timeout: TestPatience.deadline), ranges: 4, logger: logger)
         #expect(map.isLoaded)
         #expect(
             map.count == (try await store.page(after: 0, before: nil, limit: 10).count),

@@ -262,6 +262,18 @@ import Testing
         #expect(load.room == Self.room)
     }
 
+    /// A say to a room this gateway saw removed is refused before it is sent
+    /// (`ChatActions`): held or not, a removal is known for the removed memory.
+    @Test func aRemovalIsKnownWhetherOrNotTheRoomWasHeld() throws {
+        var t = try loaded(Self.history(1...5))
+        let elsewhere = RoomID(Self.room.rawValue + 1)
+        #expect(!t.knowsRemoved(Self.room, now: t0) && !t.knowsRemoved(elsewhere, now: t0))
+        t.remove([Self.room, elsewhere], now: t0)
+        #expect(t.knowsRemoved(Self.room, now: t0 + .seconds(1)), "a room it held")
+        #expect(t.knowsRemoved(elsewhere, now: t0 + .seconds(1)), "a room it never held")
+        #expect(!t.knowsRemoved(RoomID(Self.room.rawValue + 2), now: t0 + .seconds(1)))
+    }
+
     @Test func aRoomRemovedWhileItLoadsStaysRemoved() throws {
         var t = timelines()
         let load = try #require(startLoad(&t, at: t0))

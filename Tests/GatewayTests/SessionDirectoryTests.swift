@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatTestSupport
 import Synchronization
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
             return SessionInfo(id: known, nick: "Ann", version: 1)
         }
         let directory = SessionDirectory(
-            backend: ServiceClients(bus: InMemoryCommandBus([session]), timeout: .seconds(30)))
+            backend: ServiceClients(bus: InMemoryCommandBus([session]), timeout: TestPatience.deadline))
         let nicks = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 { group.addTask { try await directory.resolve(known).nick } }
             return try await group.reduce(into: []) { $0.append($1) }

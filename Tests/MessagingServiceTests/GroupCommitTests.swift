@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatTestSupport
 import Testing
 
 @testable import MessagingService
@@ -12,7 +13,7 @@ import Testing
         let rooms = (1...10).map(RoomID.init)
         for room in rooms { try await store.open(room) }
         let commits = GroupCommit(store: store, maxBatch: 4)
-        let later = Deadline.after(.seconds(30))
+        let later = Deadline.after(TestPatience.deadline)
         // Five says per room at once: a batch takes one per room, the others wait their turn.
         let stored = try await withThrowingTaskGroup(of: ChatMessage?.self) { group in
             for room in rooms {
@@ -39,7 +40,7 @@ import Testing
         let store = InMemoryMessageStore()
         try await store.open(1)
         let commits = GroupCommit(store: store)
-        let later = Deadline.after(.seconds(30))
+        let later = Deadline.after(TestPatience.deadline)
         let first = try await commits.append(
             NewMessage(room: 1, nick: "a", text: "x", author: nil, key: "k", commitBy: later))
         #expect(first?.message.id == 1)

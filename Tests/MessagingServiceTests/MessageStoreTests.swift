@@ -88,7 +88,7 @@ import Testing
     /// until announced; the relay publishes by room and id what is older than
     /// its grace, keeps what the broker refused, and drops rows of removed rooms.
     static func checkRepeatsAndOutbox(_ store: some MessageStore) async throws {
-        let later = Deadline.after(.seconds(30))
+        let later = Deadline.after(TestPatience.deadline)
         let ann = SessionID.random()
         let bob = SessionID.random()
         for room: RoomID in [1, 2, 3] { try await store.open(room) }
@@ -174,7 +174,7 @@ import Testing
     /// a phone's repeat, a key stored before, a room without a log; and every
     /// stored one is in the outbox.
     static func checkGroupCommit(_ store: some MessageStore) async throws {
-        let later = Deadline.after(.seconds(30))
+        let later = Deadline.after(TestPatience.deadline)
         let ann = SessionID.random()
         let bob = SessionID.random()
         for room: RoomID in [21, 22, 23] { try await store.open(room) }

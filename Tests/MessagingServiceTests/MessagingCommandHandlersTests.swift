@@ -39,7 +39,7 @@ import Testing
     ) async throws(RequestError) -> ChatMessage {
         try await bus.send(
             Say(room: room ?? self.room, session: session ?? author, nick: nick, text: text), idempotencyKey: key,
-            within: .seconds(30))
+            within: TestPatience.deadline)
     }
 
     @Test func saysGetDenseIdsInOrderAndAreAnnouncedWithTheirAuthor() async throws {
@@ -151,30 +151,33 @@ import Testing
 
     @Test func historyAnswersAfterAnIdOrTheLatestAndKnowsTheHead() async throws {
         for i in 1...5 { _ = try await say("m\(i)") }
-        let after = try await bus.send(ReadHistory(room: room, after: 2, limit: 2), within: .seconds(30))
+        let after = try await bus.send(ReadHistory(room: room, after: 2, limit: 2), within: TestPatience.deadline)
         #expect(after.messages.map(\.id) == [3, 4])
         #expect(after.head == 5)
-        let latest = try await bus.send(ReadHistory(room: room, after: nil, limit: 2), within: .seconds(30))
+        let latest = try await bus.send(ReadHistory(room: room, after: nil, limit: 2), within: TestPatience.deadline)
         #expect(latest.messages.map(\.id) == [4, 5])
         await #expect(throws: RequestError.refused(.noSuchChat)) {
-            try await bus.send(ReadHistory(room: 999, after: nil, limit: 2), within: .seconds(30))
+            try await bus.send(ReadHistory(room: 999, after: nil, limit: 2), within: TestPatience.deadline)
         }
     }
 
     @Test func removedRoomsLoseTheirMessagesAndTakeNoMore() async throws {
         _ = try await say("doomed")
-        #expect(try await bus.send(CountMessages(rooms: [room, 7]), within: .seconds(30)).map(\.messages) == [1, 0])
+        #expect(
+            try await bus.send(CountMessages(rooms: [room, 7]), within: TestPatience.deadline).map(\.messages) == [
+                1, 0,
+            ])
         // Expiry seals it: a forged one deletes nothing.
         await #expect(throws: RequestError.self) {
-            try await bus.send(RemoveRoomMessages(rooms: [room], job: 1, batch: 1), within: .seconds(30))
+            try await bus.send(RemoveRoomMessages(rooms: [room], job: 1, batch: 1), within: TestPatience.deadline)
         }
-        #expect(try await bus.send(CountMessages(rooms: [room]), within: .seconds(30)).map(\.messages) == [1])
+        #expect(try await bus.send(CountMessages(rooms: [room]), within: TestPatience.deadline).map(\.messages) == [1])
         _ = try await bus.send(
-            operators.sealed(RemoveRoomMessages(rooms: [room], job: 1, batch: 1)), within: .seconds(30))
+            operators.sealed(RemoveRoomMessages(rooms: [room], job: 1, batch: 1)), within: TestPatience.deadline)
         #expect(try await store.state(of: room) == .removed)
         await #expect(throws: RequestError.refused(.noSuchChat)) { try await say("after") }
         await #expect(throws: RequestError.self) {
-            try await bus.send(CountMessages(rooms: (1...1001).map(RoomID.init)), within: .seconds(30))
+            try await bus.send(CountMessages(rooms: (1...1001).map(RoomID.init)), within: TestPatience.deadline)
         }
     }
 }

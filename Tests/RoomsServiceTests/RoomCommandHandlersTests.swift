@@ -25,7 +25,7 @@ import Testing
     }
 
     func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
-        try await bus.send(command, within: .seconds(30))
+        try await bus.send(command, within: TestPatience.deadline)
     }
 
     func create(_ topic: String, x: Double = 0.25, y: Double = 0.25, z: Int = 9) async throws -> RoomInfo {
@@ -167,16 +167,18 @@ import Testing
             .value.id
         let cutoff = clock.read() - 50_000
         let page = try await bus.send(
-            SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: .seconds(30))
+            SelectIdleRooms(after: 0, idleBeforeMs: cutoff, limit: 10, job: 1), within: TestPatience.deadline)
         #expect(page == idle, "never the lobby, never a visited room")
         // A visit after the selection saves it.
         _ = try await store.join(idle[0], session: alice, nick: "Alice", nickVersion: 1, announce: false)
         let unsealed = RemoveIdleRooms(rooms: page + [visited], idleBeforeMs: cutoff, reason: "expiry 1", job: 1)
-        await #expect(throws: RequestError.self) { try await bus.send(unsealed, within: .seconds(30)) }
+        await #expect(throws: RequestError.self) { try await bus.send(unsealed, within: TestPatience.deadline) }
         let command = operators.sealed(unsealed)
-        let removed = try await bus.send(command, within: .seconds(30))
+        let removed = try await bus.send(command, within: TestPatience.deadline)
         #expect(removed.sorted() == [idle[1], idle[2]])
-        #expect(try await bus.send(command, within: .seconds(30)).sorted() == [idle[1], idle[2]], "the retry's answer")
+        #expect(
+            try await bus.send(command, within: TestPatience.deadline).sorted() == [idle[1], idle[2]],
+            "the retry's answer")
         guard case .removedRooms(let announced, _) = events.published(RoomEvent.self).last else {
             Issue.record("no removal event")
             return
@@ -188,7 +190,7 @@ import Testing
                     RemoveIdleRooms(
                         rooms: (1...Int64(Limits.maxRoomBatch + 1)).map(RoomID.init), idleBeforeMs: cutoff, reason: "x",
                         job: 1)),
-                within: .seconds(30))
+                within: TestPatience.deadline)
         }
     }
 }

@@ -30,7 +30,7 @@ struct AdminCommandHandlersTests {
         }
 
         func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
-            try await bus.send(command, within: .seconds(30))
+            try await bus.send(command, within: TestPatience.deadline)
         }
 
         func audit(_ action: String) async throws -> [AuditEntry] {

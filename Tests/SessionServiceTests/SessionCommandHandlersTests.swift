@@ -28,7 +28,7 @@ import Testing
         async throws(RequestError)
         -> Command.Reply
     {
-        try await bus.send(command, idempotencyKey: key, within: .seconds(30))
+        try await bus.send(command, idempotencyKey: key, within: TestPatience.deadline)
     }
 
     @Test func startMakesASessionAndAnnouncesIt() async throws {

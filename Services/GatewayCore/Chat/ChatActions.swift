@@ -285,6 +285,10 @@ package struct ChatActions: Sendable {
     private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError)
         -> ChatMessage
     {
+        // A room this gateway saw removed is refused here, as its polls are: the
+        // messaging service closes the room's log from the same event, but may
+        // apply it later than this gateway did.
+        guard !messages.knowsRemoved(room) else { throw .noSuchChat }
         let message = try await backend.send(Say(room: room, session: author, nick: nick, text: text))
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.
         messages.apply(message)

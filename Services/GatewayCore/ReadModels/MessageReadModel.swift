@@ -138,6 +138,12 @@ package final class MessageReadModel: Sendable {
         signals.ring(message.room, .messages)
     }
 
+    /// Whether the room's removal reached this gateway lately.
+    package func knowsRemoved(_ room: RoomID) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { $0.timelines.knowsRemoved(room, now: now) }
+    }
+
     /// The rooms were removed: answer 404 from now on.
     package func remove(_ rooms: [RoomID]) {
         let now = ContinuousClock.now

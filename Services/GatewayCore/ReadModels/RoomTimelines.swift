@@ -122,6 +122,13 @@ package struct RoomTimelines: Sendable {
         }
     }
 
+    /// Whether this gateway has seen the room's removal lately (its 404 memory;
+    /// ids are never reused, so a removed room never comes back).
+    package func knowsRemoved(_ room: RoomID, now: ContinuousClock.Instant) -> Bool {
+        if case .removed(let until)? = rooms[room], now < until { return true }
+        return recentlyRemoved(room)
+    }
+
     private mutating func startLoad(_ room: RoomID) -> PollAction {
         loadsStarted += 1
         let load = Load(room: room, number: loadsStarted)
