@@ -41,7 +41,12 @@ struct Gateway: Sendable {
         self.sessions = SessionDirectory(backend: services, bans: bans)
         self.messages = MessageReadModel(backend: services)
         self.rooms = RoomMap()
-        self.presence = PresenceTracker(gateway: instance, timeoutMs: { settings.presenceTimeoutMs })
+        self.presence = PresenceTracker(
+            gateway: instance, timeoutMs: { settings.presenceTimeoutMs },
+            markReturn: { [services] session, seenAtMs in
+                // Advisory: when it fails, the next presence batch brings the sighting a moment later.
+                (try? await services.send(MarkPresent(session: session, seenAtMs: seenAtMs))) != nil
+            })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger
         self.actions = ChatActions(

@@ -32,8 +32,7 @@ struct GatewayMain {
         }
         let feed = EventFeed(
             consumer: events, messages: gateway.messages,
-            rooms: gateway.rooms, sessions: gateway.sessions, presence: gateway.presence,
-            participants: gateway.participants, logger: host.logger)
+            rooms: gateway.rooms, sessions: gateway.sessions, participants: gateway.participants, logger: host.logger)
         host.runs("event feed") { await feed.run() }
         // The feed's positions are fixed before components run: the load cannot miss an event.
         host.runs("room index") { [logger = host.logger] in

@@ -153,6 +153,16 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
+    func markPresent(_ session: SessionID, at: Date) async throws {
+        let atMs = WallClock.milliseconds(at)
+        state.withLock { state in
+            for id in state.rooms.keys {
+                guard let member = state.rooms[id]!.members[session], (member.activeAtMs ?? 0) < atMs else { continue }
+                state.rooms[id]!.members[session]!.activeAtMs = atMs
+            }
+        }
+    }
+
     func renameMember(_ session: SessionID, nick: String, version: Int64) async throws {
         state.withLock { state in
             for id in state.rooms.keys {

@@ -304,6 +304,15 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         return members
     }
 
+    /// Writes only memberships whose last activity is older: a repeat writes nothing.
+    func markPresent(_ session: SessionID, at: Date) async throws {
+        try await client.query(
+            """
+            UPDATE rooms.memberships SET active_at = \(at)
+            WHERE session_id = \(session.value) AND active_at < \(at)
+            """, logger: logger)
+    }
+
     func renameMember(_ session: SessionID, nick: String, version: Int64) async throws {
         try await client.query(
             """

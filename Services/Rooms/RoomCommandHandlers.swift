@@ -9,6 +9,8 @@ import Logging
 struct RoomCommandHandlers: Sendable {
     let store: any RoomStore
     let outbox: OutboxRelay<StagedEvent>
+    /// The gateways' sightings, which `participants` reads beside the memberships.
+    var presence = PresenceView()
     /// Checks the seals of the removals only operators' tools may send.
     let operatorSeal: OperatorSeal
     let logger: Logger
@@ -52,7 +54,12 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(ListMembers.self) { command, _ in
             guard let members = try await store.members(command.room) else { throw ProtocolError.noSuchChat }
-            return members
+            return presence.withSightings(members)
+        }
+        handlers.on(MarkPresent.self) { command, _ in
+            // Never later than now: a gateway's clock ahead of ours must not keep a member listed longer.
+            try await store.markPresent(command.session, at: WallClock.date(min(command.seenAtMs, WallClock.nowMs())))
+            return Done()
         }
         handlers.on(SelectIdleRooms.self) { command, _ in
             let page = min(max(command.limit, 1), Limits.maxRoomBatch)

@@ -40,6 +40,8 @@ protocol RoomStore: Sendable {
     func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool>
     /// Nil when there is no such room.
     func members(_ room: RoomID) async throws -> [Member]?
+    /// The session's memberships count a sign of life at `at` (never moved back).
+    func markPresent(_ session: SessionID, at: Date) async throws
     /// The session's memberships take `nick` unless they hold a newer version's.
     func renameMember(_ session: SessionID, nick: String, version: Int64) async throws
     /// An ended session leaves every room, and is remembered a while so a late event cannot bring it back.

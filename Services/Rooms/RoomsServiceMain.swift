@@ -14,9 +14,14 @@ struct RoomsServiceMain {
         host.migrates(store.migrate)
         let outbox = OutboxRelay(outbox: store.outbox, events: host.events, logger: host.logger)
         host.runs("outbox relay") { await outbox.run() }
+        let presence = PresenceView()
+        // Every instance reads every gateway's batches: `participants` of any room may ask it.
+        let sightings = try host.consumer([Topics.presence], .tail, pace: .background)
+        host.runs("presence") { await presence.follow(sightings) }
         try host.handles(
             RoomCommandHandlers(
-                store: store, outbox: outbox, operatorSeal: host.environment.operatorSeal(), logger: host.logger
+                store: store, outbox: outbox, presence: presence, operatorSeal: host.environment.operatorSeal(),
+                logger: host.logger
             ).handlers,
             group: ConsumerGroups.roomsCommands)
         let activity = try host.consumer(

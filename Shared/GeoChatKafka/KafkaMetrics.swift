@@ -8,5 +8,8 @@ enum KafkaMetrics {
     static let producedBytes = LabeledFamily(counter: MetricNames.kafkaProducedBytes, label: "topic")
     static let produceErrors = LabeledFamily(counter: MetricNames.kafkaProduceErrors, label: "topic")
     static let consumed = LabeledFamily(counter: MetricNames.kafkaConsumed, label: "topic")
+    /// Key and value bytes of the records read, as `producedBytes` counts them: what one more
+    /// phone or one more gateway adds to an instance's reads (the cost run over cluster sizes).
+    static let consumedBytes = LabeledFamily(counter: MetricNames.kafkaConsumedBytes, label: "topic")
     static let lag = LabeledFamily(gauge: MetricNames.kafkaConsumerLag, label: "topic")
 }

@@ -24,6 +24,9 @@ public struct KafkaRecord: Sendable {
         self.value = value
     }
 
+    /// Key and value bytes, as the metrics count a record both ways.
+    public var byteCount: Int { value.count + (key?.count ?? 0) }
+
     public var keyString: String? { key.map { String(decoding: $0, as: UTF8.self) } }
 
     /// The last header of that name as text (Kafka allows repeats; the last one written wins).

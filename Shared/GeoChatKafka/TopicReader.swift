@@ -349,9 +349,15 @@ final class TopicReader: Sendable {
     private func account(_ batch: [KafkaRecord]) {
         if let first = batch.first {
             if batch.allSatisfy({ $0.topic == first.topic }) {
-                KafkaMetrics.consumed[metricLabel(first.topic)].increment(by: batch.count)
+                let label = metricLabel(first.topic)
+                KafkaMetrics.consumed[label].increment(by: batch.count)
+                KafkaMetrics.consumedBytes[label].increment(by: batch.reduce(0) { $0 + $1.byteCount })
             } else {
-                for record in batch { KafkaMetrics.consumed[metricLabel(record.topic)].increment() }
+                for record in batch {
+                    let label = metricLabel(record.topic)
+                    KafkaMetrics.consumed[label].increment()
+                    KafkaMetrics.consumedBytes[label].increment(by: record.byteCount)
+                }
             }
         }
         let now = ContinuousClock.now

@@ -21,12 +21,15 @@ public enum MetricNames {
     /// Sightings a gateway published, and batches it failed to publish (retried).
     public static let presenceSightingsPublished = "geochat_presence_sightings_published_total"
     public static let presencePublishFailures = "geochat_presence_publish_failures_total"
+    /// Gateway: `MarkPresent`s of sessions back after a silence or new to it, by outcome (`sent`, `failed`).
+    public static let presenceMarks = "geochat_presence_marks_total"
 
     // Kafka transport, labelled by topic (reply topics collapse to `geochat.replies`).
     public static let kafkaProduced = "geochat_kafka_produced_total"
     public static let kafkaProducedBytes = "geochat_kafka_produced_bytes_total"
     public static let kafkaProduceErrors = "geochat_kafka_produce_errors_total"
     public static let kafkaConsumed = "geochat_kafka_consumed_total"
+    public static let kafkaConsumedBytes = "geochat_kafka_consumed_bytes_total"
     public static let kafkaConsumerLag = "geochat_kafka_consumer_lag"
     // Request/reply: requester side (by command topic) and owner side (by command).
     public static let requestDuration = "geochat_request_duration_seconds"

@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -51,19 +52,48 @@ import Testing
         #expect(events.published(PresenceBatch.self).map(\.sessions) == [[ids[0]]], "retried until the broker took it")
     }
 
-    @Test func otherGatewaysSightingsCountAndTheTableIsBounded() {
+    @Test func theTableIsBoundedAndHoldsOnlyThisGatewaysSightings() {
         let presence = PresenceTracker(gateway: "g", timeoutMs: { Self.timeoutMs }, maxSessions: 3)
         let ids = (0..<5).map { _ in SessionID.random() }
-        presence.record(PresenceBatch(gateway: "other", seenAtMs: 10_000, sessions: Array(ids[0..<4])))
-        presence.seen(ids[4], atMs: 20_000)
+        for (i, id) in ids.enumerated() { presence.seen(id, atMs: 10_000 + Int64(i) * 1000) }
         #expect(presence.isPresent(ids[0], nowMs: 70_000, timeoutMs: Self.timeoutMs))
         #expect(!presence.isPresent(ids[0], nowMs: 70_001, timeoutMs: Self.timeoutMs))
-        presence.record(PresenceBatch(gateway: "other", seenAtMs: 15_000, sessions: [ids[1]]))
         presence.prune(olderThanMs: 0)
         #expect(presence.count == 3, "the longest silent go first")
-        #expect(presence.lastSeenMs(ids[4]) == 20_000 && presence.lastSeenMs(ids[1]) == 15_000)
-        presence.prune(olderThanMs: 16_000)
+        #expect(presence.lastSeenMs(ids[0]) == nil && presence.lastSeenMs(ids[4]) == 14_000)
+        presence.prune(olderThanMs: 14_000)
         #expect(presence.count == 1)
-        #expect(presence.takeDue(nowMs: 20_000) == [ids[4]], "only what this gateway saw is published")
+        #expect(presence.takeDue(nowMs: 20_000) == [ids[4]])
+    }
+
+    /// A session first seen here, or back after a silence longer than the
+    /// timeout, is marked; requests of it at the same moment wait for one
+    /// mark; a session seen within the timeout, or just started, is not marked.
+    @Test func aPossibleReturnIsMarkedOnceAndWaitedFor() async {
+        let marks = Mutex<[Int64]>([])
+        let gate = AsyncStream<Void>.makeStream()
+        let presence = PresenceTracker(
+            gateway: "g", timeoutMs: { Self.timeoutMs },
+            markReturn: { _, seenAtMs in
+                marks.withLock { $0.append(seenAtMs) }
+                for await _ in gate.stream { break }
+                return true
+            })
+        let id = SessionID.random()
+        let first = presence.seen(id, atMs: 100_000)
+        let second = presence.seen(id, atMs: 100_001)
+        #expect(first != nil && second == first, "both requests wait for one mark")
+        gate.continuation.yield()
+        await first?.value
+        #expect(marks.withLock { $0 } == [100_000])
+        #expect(presence.seen(id, atMs: 100_000 + Self.timeoutMs) == nil, "seen within the timeout")
+        let back = presence.seen(id, atMs: 200_001 + Self.timeoutMs)
+        #expect(back != nil, "back after a silence longer than the timeout")
+        gate.continuation.yield()
+        await back?.value
+        #expect(marks.withLock { $0 } == [100_000, 200_001 + Self.timeoutMs])
+        let started = SessionID.random()
+        presence.started(started, atMs: 300_000)
+        #expect(presence.seen(started, atMs: 300_500) == nil, "a new session has no memberships to mark")
     }
 }

@@ -67,14 +67,13 @@ def test_presence_timeout_on_both_gateways_and_sign_of_life_through_either(stack
     dropped_within = TIMEOUT_S + 1.5 + 6
     wait_until(busy_alive_and_quiet_gone, timeout=dropped_within, interval=0.5,
                message="the silent participant dropped off on both gateways")
-    # A sign of life through B (a poll with the session id) brings Quiet back on both.
+    # A sign of life through B (a poll with the session id, B's first of that session) brings Quiet
+    # back on both as soon as it is answered: the poll waited for its mark at the rooms service.
     messages(b, room, sessionid=quiet)
     for g in (a, b):
-        wait_until(lambda: participants(g, room) == [busy_nick, quiet_nick], timeout=3,
-                   message="back after a sign of life through gateway B")
+        assert participants(g, room) == [busy_nick, quiet_nick], "back after a sign of life through gateway B"
     wait_until(busy_alive_and_quiet_gone, timeout=dropped_within, interval=0.5, message="silent again, gone again")
     # … and through A, with a command that takes no session: any request carrying it counts.
     assert chat(a, cmd="participants", chatid=room, sessionid=quiet).status == 200
     for g in (b, a):
-        wait_until(lambda: participants(g, room) == [busy_nick, quiet_nick], timeout=3,
-                   message="back after a sign of life through gateway A")
+        assert participants(g, room) == [busy_nick, quiet_nick], "back after a sign of life through gateway A"

@@ -14,14 +14,39 @@ import Testing
     let bus: InMemoryCommandBus
     let alice = SessionID.random()
     let operators = TestKeys.operatorSeal()
+    let presence = PresenceView()
 
     init() {
         bus = InMemoryCommandBus([
             RoomCommandHandlers(
                 store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
-                operatorSeal: operators, logger: Logger(label: "test")
+                presence: presence, operatorSeal: operators, logger: Logger(label: "test")
             ).handlers
         ])
+    }
+
+    /// `participants` reads the gateways' sightings beside the memberships: a
+    /// member is as recent as its latest join, say, mark or sighting; a mark
+    /// from a clock ahead of the owner's counts as now.
+    @Test func membersCarryTheirLatestSignOfLife() async throws {
+        let room = try await create("Presence")
+        let bob = SessionID.random()
+        _ = try await send(JoinRoom(room: room.id, session: alice, nick: "Alice"))
+        _ = try await send(JoinRoom(room: room.id, session: bob, nick: "bob"))
+        let joined = try await send(ListMembers(room: room.id))
+        let now = WallClock.nowMs()
+        presence.record(PresenceBatch(gateway: "g2", seenAtMs: now + 5_000, sessions: [bob]))
+        presence.record(PresenceBatch(gateway: "g1", seenAtMs: now - 60_000, sessions: [alice]))
+        let sighted = try await send(ListMembers(room: room.id))
+        #expect(sighted.map(\.session) == [alice, bob])
+        #expect(sighted[0].activeAtMs == joined[0].activeAtMs, "an older sighting changes nothing")
+        #expect(sighted[1].activeAtMs == now + 5_000)
+        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 3_600_000))
+        let marked = try await send(ListMembers(room: room.id))
+        #expect((marked[0].activeAtMs ?? 0) < now + 60_000, "not later than the owner's now")
+        #expect((marked[0].activeAtMs ?? 0) >= now)
+        presence.prune(nowMs: now + presence.memoryMs + 10_000)
+        #expect(presence.count == 0)
     }
 
     func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {

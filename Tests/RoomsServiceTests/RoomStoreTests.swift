@@ -113,6 +113,13 @@ import Testing
         #expect(
             try await store.members(room.id)?.allSatisfy { ($0.activeAtMs ?? 0) >= joinedAt - 1000 } == true,
             "a join is a sign of life the owner records")
+        let later = WallClock.nowMs() + 120_000
+        try await store.markPresent(alice, at: WallClock.date(later))
+        try await store.markPresent(alice, at: WallClock.date(later - 60_000))
+        let marked = try #require(try await store.members(room.id))
+        #expect(
+            marked.map { abs(($0.activeAtMs ?? 0) - later) < 1000 } == [true, false],
+            "a mark moves every membership of its session forward, never back, and no other's")
         #expect(
             try await store.join(room.id, session: alice, nick: "old", nickVersion: 1, announce: false).value,
             "a late join of an older nick")

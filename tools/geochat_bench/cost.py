@@ -56,64 +56,69 @@ def per(window, units):
             "statements": window["statements"] / units, "rows": window["rows"] / units}
 
 
+async def set_up_phones(gateways, count, tag):
+    """`count` sessions, each a member of one of `count // 10` rooms with one message: idle phones."""
+    pools = [AsyncPool(url, 32) for url in gateways]
+    owner = (await start_sessions(pools[0], 1, f"{tag}owner"))[0]
+    rooms = await create_rooms(pools[0], owner, max(1, count // 10), tag)
+    latest = await say_all(pools[0], owner, rooms, "the only message")
+    phones = await start_sessions(pools[0], count, tag)
+    joins = [q(cmd="join", sessionid=p, chatid=rooms[i % len(rooms)]) for i, p in enumerate(phones)]
+    await gather_limited(pools[1 % len(pools)], joins, 32)
+    for pool in pools:
+        pool.close()
+    return rooms, latest, phones
+
+
+async def poll_phones(gateways, rooms, latest, phones, seconds):
+    """Each phone polls its room once a second with its sessionid for `seconds`, each poll
+    through the next of `gateways` (as a round-robin balancer spreads them).
+    Answers (polls sent, failed, sent more than a second late, seconds taken)."""
+    pools = [AsyncPool(url, 64) for url in gateways]
+    sent, failed, late = 0, 0, 0
+    started = time.monotonic()
+    slot = 1.0 / len(phones)
+
+    async def one(i, phone, pool):
+        nonlocal sent, failed
+        room = i % len(rooms)
+        answer = await pool.get(q(cmd="messages", chatid=rooms[room], past=latest[room] or 0, sessionid=phone))
+        sent += 1
+        failed += 0 if answer.ok else 1
+
+    tasks = set()
+    tick = 0
+    while time.monotonic() - started < seconds:
+        # Phone i polls at second s + i/N: an even spread, once a second each.
+        for i, phone in enumerate(phones):
+            due = started + tick + i * slot
+            delay = due - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -1:
+                late += 1
+            # Each second a phone's poll goes to the next gateway: every gateway meets every phone.
+            task = asyncio.ensure_future(one(i, phone, pools[(i + tick) % len(pools)]))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        tick += 1
+    await asyncio.gather(*tasks)
+    for pool in pools:
+        pool.close()
+    return sent, failed, late, time.monotonic() - started
+
+
 def scenario_cost(stack, args, results):
     """N idle phones, each in a room, each polling once a second with its sessionid
     through alternating gateways for `--cost-seconds`: what one phone-second costs
     Kafka and PostgreSQL. Then the same per `chats`, `say` and `start`."""
     count, seconds = args.cost_phones, args.cost_seconds
     gateways = stack.gateways
-
-    async def setup():
-        pools = [AsyncPool(url, 32) for url in gateways]
-        owner = (await start_sessions(pools[0], 1, "costowner"))[0]
-        rooms = await create_rooms(pools[0], owner, max(1, count // 10), "cost")
-        latest = await say_all(pools[0], owner, rooms, "the only message")
-        phones = await start_sessions(pools[0], count, "cost")
-        joins = [q(cmd="join", sessionid=p, chatid=rooms[i % len(rooms)]) for i, p in enumerate(phones)]
-        await gather_limited(pools[1 % len(pools)], joins, 32)
-        for pool in pools:
-            pool.close()
-        return rooms, latest, phones
-
-    rooms, latest, phones = asyncio.run(setup())
+    rooms, latest, phones = asyncio.run(set_up_phones(gateways, count, "cost"))
     time.sleep(3)  # the set-up's own events and presence settle
 
-    async def poll_for(seconds):
-        pools = [AsyncPool(url, 64) for url in gateways]
-        sent, failed, late = 0, 0, 0
-        started = time.monotonic()
-        slot = 1.0 / len(phones)
-
-        async def one(i, phone):
-            nonlocal sent, failed
-            room = i % len(rooms)
-            answer = await pools[i % len(pools)].get(q(cmd="messages", chatid=rooms[room], past=latest[room] or 0,
-                                                       sessionid=phone))
-            sent += 1
-            failed += 0 if answer.ok else 1
-
-        tasks = set()
-        tick = 0
-        while time.monotonic() - started < seconds:
-            # Phone i polls at second s + i/N: an even spread, once a second each.
-            for i, phone in enumerate(phones):
-                due = started + tick + i * slot
-                delay = due - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                elif delay < -1:
-                    late += 1
-                task = asyncio.ensure_future(one(i, phone))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
-            tick += 1
-        await asyncio.gather(*tasks)
-        for pool in pools:
-            pool.close()
-        return sent, failed, late, time.monotonic() - started
-
     window = CostWindow(stack)
-    sent, failed, late, took = asyncio.run(poll_for(seconds))
+    sent, failed, late, took = asyncio.run(poll_phones(gateways, rooms, latest, phones, seconds))
     idle = window.close()
     phone_seconds = len(phones) * took
     results["cost_idle"] = per(idle, phone_seconds)

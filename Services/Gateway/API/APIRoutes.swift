@@ -208,7 +208,7 @@ struct APIRoutes: Sendable {
         let client = chatClient(request, context)
         do throws(ProtocolError) {
             // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
-            try actions.signOfLife(try? Self.optionalSession(request), client: client)
+            try await actions.signOfLife(try? Self.optionalSession(request), client: client)
             return answer(name, request, started, .success(try await body(client)))
         } catch {
             return answer(name, request, started, .failure(error))

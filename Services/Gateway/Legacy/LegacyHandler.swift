@@ -58,7 +58,7 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
-        try actions.signOfLife(id, client: client)
+    func signOfLife(_ id: SessionID?, client: ChatClient) async throws(ProtocolError) {
+        try await actions.signOfLife(id, client: client)
     }
 }

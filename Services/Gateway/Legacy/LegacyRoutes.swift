@@ -58,7 +58,7 @@ struct LegacyRoutes: Sendable {
             command = RequestMetrics.command(legacy)
             let client = ChatClient(
                 limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
-            try handler.signOfLife(parameters.sessionHint(), client: client)
+            try await handler.signOfLife(parameters.sessionHint(), client: client)
             let xml = try await handler.handle(legacy, client: client)
             RequestMetrics.record(command, since: started)
             return XMLResponse.ok(xml)

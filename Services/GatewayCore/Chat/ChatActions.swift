@@ -44,7 +44,7 @@ package struct ChatActions: Sendable {
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let info = try await backend.send(StartSession(nick: nick.value))
         sessions.remember(info)
-        presence.seen(info.id, atMs: WallClock.nowMs())
+        presence.started(info.id, atMs: WallClock.nowMs())
         return info
     }
 
@@ -233,22 +233,33 @@ package struct ChatActions: Sendable {
     /// meeting a new gateway are not. At most `BackgroundLookups.most` such
     /// lookups run beside requests at once; over it, the request's own
     /// lookup (if it needs the session) is the only one.
-    package func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
+    ///
+    /// A session this gateway holds but has not seen within the presence
+    /// timeout waits for its `MarkPresent` (`PresenceTracker`): the request is
+    /// answered once every gateway lists it. One looked up beside the request
+    /// is marked beside it too.
+    package func signOfLife(_ id: SessionID?, client: ChatClient) async throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
-        case .live: presence.seen(id, atMs: WallClock.nowMs())
+        case .live: await sawLive(id)
         case .notLive: break
         case .unknownHere:
             try client.admit(.sessionLookup)
             guard backgroundLookups.begin() else { return }
-            Task { [sessions, presence, backgroundLookups] in
+            Task { [self] in
                 defer { backgroundLookups.end() }
                 if (try? await sessions.resolve(id)) != nil {
-                    presence.seen(id, atMs: WallClock.nowMs())
+                    await sawLive(id)
                     client.refund(.sessionLookup)
                 }
             }
         }
+    }
+
+    /// Records a live session's sign of life; a possible return waits for the
+    /// rooms service to count it in its memberships (`PresenceTracker.seen`).
+    private func sawLive(_ id: SessionID) async {
+        await presence.seen(id, atMs: WallClock.nowMs())?.value
     }
 
     /// The live session behind an id as this gateway knows it; the request is a
@@ -258,7 +269,7 @@ package struct ChatActions: Sendable {
     /// writes through its one-at-a-time command loop.
     package func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
-        presence.seen(id, atMs: WallClock.nowMs())
+        await sawLive(id)
         return session
     }
 

@@ -6,27 +6,29 @@ import Synchronization
 
 /// Follows every partition of the event topics from their end and feeds the
 /// gateway's read models. No consumer group: every gateway sees every event.
+/// Each is one per write (a message, a room or membership change, a session's
+/// start, rename or end), never per phone-second: presence batches go to the
+/// rooms service alone, so what a gateway reads does not grow with the phones
+/// other gateways serve (docs/capacity.md, "Cluster sizes").
 package struct EventFeed: Sendable {
-    package static let topics = [Topics.messageEvents, Topics.roomEvents, Topics.sessionEvents, Topics.presence]
+    package static let topics = [Topics.messageEvents, Topics.roomEvents, Topics.sessionEvents]
 
     package let consumer: KafkaConsumer
     package let messages: MessageReadModel
     package let rooms: RoomMap
     package let sessions: SessionDirectory
-    package let presence: PresenceTracker
     /// Push subscribers' participant lists, read again after a membership changes.
     package let participants: ParticipantLists
     package let logger: Logger
 
     package init(
         consumer: KafkaConsumer, messages: MessageReadModel, rooms: RoomMap, sessions: SessionDirectory,
-        presence: PresenceTracker, participants: ParticipantLists, logger: Logger
+        participants: ParticipantLists, logger: Logger
     ) {
         self.consumer = consumer
         self.messages = messages
         self.rooms = rooms
         self.sessions = sessions
-        self.presence = presence
         self.participants = participants
         self.logger = logger
     }
@@ -62,10 +64,6 @@ package struct EventFeed: Sendable {
             case Topics.sessionEvents:
                 if let event = EventDecoding.decode(SessionEvent.self, from: record) {
                     sessions.apply(event)
-                }
-            case Topics.presence:
-                if let batch = EventDecoding.decode(PresenceBatch.self, from: record) {
-                    presence.record(batch)
                 }
             default:
                 break

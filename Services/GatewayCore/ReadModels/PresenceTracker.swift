@@ -4,21 +4,27 @@ import GeoChatMetrics
 import Metrics
 import Synchronization
 
-/// Who showed a sign of life, and when, across all gateways.
+/// Who showed a sign of life through this gateway, and when.
 ///
 /// A sign of life is a memory write. What leaves a gateway is bounded by time,
 /// not by requests: a session seen here is published when it was not published
-/// within the refresh interval (a third of the presence timeout), so another
-/// gateway's view of it is never older than that, and it stays present there
-/// for as long as it polls here. Each gateway reads every gateway's batches
-/// (its own included); the session service writes liveness to PostgreSQL from
-/// them, coarser still (`SessionHousekeeping`).
+/// within the refresh interval (a third of the presence timeout). The rooms
+/// service reads the batches (it answers `participants`), and the session
+/// service, which writes liveness to PostgreSQL from them, coarser still
+/// (`SessionHousekeeping`). Gateways read none: what one gateway reads does
+/// not grow with the phones of the others (docs/capacity.md, "Cluster sizes").
+///
+/// A batch arrives a moment after the request, so a session this gateway has
+/// not seen within the timeout (back after a silence, or new here) may be
+/// absent everywhere until then: its first request waits for a `MarkPresent`
+/// to the rooms service (`seen`), after which `participants`
+/// through every gateway lists it.
 ///
 /// Bounded: sessions silent for longer than `memoryMs` are forgotten at each
 /// prune, and at most `maxSessions` are held (the longest silent go first).
 package final class PresenceTracker: Sendable {
     private struct Sighting {
-        /// Latest sign of life known here, from any gateway.
+        /// Latest sign of life seen here.
         var seenMs: Int64
         /// When this gateway last published the session (nil: never, or refused).
         var publishedMs: Int64?
@@ -28,6 +34,9 @@ package final class PresenceTracker: Sendable {
         var sightings: [SessionID: Sighting] = [:]
         /// Seen here and due for publication.
         var due: Set<SessionID> = []
+        /// The marks of possible returns on their way to the rooms service:
+        /// requests of one session at the same moment wait for one.
+        var marking: [SessionID: Task<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
@@ -41,10 +50,18 @@ package final class PresenceTracker: Sendable {
     private let published = Counter(label: MetricNames.presenceSightingsPublished)
     private let failures = Counter(label: MetricNames.presencePublishFailures)
 
-    package init(gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000) {
+    /// Tells the rooms service of a possible return (`MarkPresent`); false when that failed.
+    private let markReturn: @Sendable (SessionID, _ seenAtMs: Int64) async -> Bool
+    private let marks = LabeledFamily(counter: MetricNames.presenceMarks, label: "outcome")
+
+    package init(
+        gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000,
+        markReturn: @escaping @Sendable (SessionID, _ seenAtMs: Int64) async -> Bool = { _, _ in true }
+    ) {
         self.gateway = gateway
         self.timeoutMs = timeoutMs
         self.maxSessions = maxSessions
+        self.markReturn = markReturn
     }
 
     /// A session is republished at most this often while it stays active.
@@ -52,28 +69,41 @@ package final class PresenceTracker: Sendable {
     package var presenceTimeoutMs: Int64 { timeoutMs() }
     package var refreshMs: Int64 { max(timeoutMs() / 3, 1000) }
 
-    /// A request carried this session id (and the session is live).
-    package func seen(_ id: SessionID, atMs now: Int64) {
-        let refresh = refreshMs
-        state.withLock { state in
-            var sighting = state.sightings[id] ?? Sighting(seenMs: now)
-            sighting.seenMs = max(sighting.seenMs, now)
-            if sighting.publishedMs.map({ now - $0 >= refresh }) ?? true { state.due.insert(id) }
-            state.sightings[id] = sighting
+    /// A request carried this session id (and the session is live). When this
+    /// gateway had not seen it within the presence timeout, the rooms service
+    /// is told (`markReturn`), and the answer is the mark the request waits
+    /// for before it is answered — also when another request of the session
+    /// started it. Nil: nothing to wait for.
+    @discardableResult
+    package func seen(_ id: SessionID, atMs now: Int64) -> Task<Void, Never>? {
+        state.withLock { state -> Task<Void, Never>? in
+            let returning = note(id, atMs: now, in: &state)
+            if let running = state.marking[id] { return running }
+            guard returning else { return nil }
+            let task = Task {
+                marks[await markReturn(id, now) ? "sent" : "failed"].increment()
+                _ = self.state.withLock { $0.marking.removeValue(forKey: id) }
+            }
+            state.marking[id] = task
+            return task
         }
     }
 
-    /// Another gateway's (or our own) published sightings.
-    package func record(_ batch: PresenceBatch) {
-        state.withLock { state in
-            for id in batch.sessions {
-                if let known = state.sightings[id] {
-                    if batch.seenAtMs > known.seenMs { state.sightings[id]!.seenMs = batch.seenAtMs }
-                } else {
-                    state.sightings[id] = Sighting(seenMs: batch.seenAtMs)
-                }
-            }
-        }
+    /// A session that just started: a sign of life with no memberships to mark.
+    package func started(_ id: SessionID, atMs now: Int64) {
+        state.withLock { _ = note(id, atMs: now, in: &$0) }
+    }
+
+    /// Records the sighting; true when the session was not seen here within the timeout.
+    private func note(_ id: SessionID, atMs now: Int64, in state: inout State) -> Bool {
+        let refresh = refreshMs
+        let timeout = timeoutMs()
+        let previous = state.sightings[id]
+        var sighting = previous ?? Sighting(seenMs: now)
+        sighting.seenMs = max(sighting.seenMs, now)
+        if sighting.publishedMs.map({ now - $0 >= refresh }) ?? true { state.due.insert(id) }
+        state.sightings[id] = sighting
+        return previous.map { now - $0.seenMs > timeout } ?? true
     }
 
     package func lastSeenMs(_ id: SessionID) -> Int64? { state.withLock { $0.sightings[id]?.seenMs } }

@@ -244,3 +244,23 @@ public struct EndMemberships: RoomsWireCommand {
 
     public init(session: SessionID) { self.session = session }
 }
+
+/// A sign of life of a session that may be absent everywhere: the first
+/// request a gateway answers for a session it has not seen within the presence
+/// timeout (back after a silence, or new to this gateway). Its memberships'
+/// last activity moves to `seenAtMs` before the gateway answers, so
+/// `participants` through every gateway lists the session at once; later
+/// signs of life travel in the gateways' presence batches, which the rooms
+/// service reads (docs/architecture.md, "Sessions and presence").
+public struct MarkPresent: RoomsWireCommand {
+    public typealias Reply = Done
+    public static let name = "markPresent"
+    public var session: SessionID
+    public var seenAtMs: Int64
+    public var partitionKey: String? { session.value }
+
+    public init(session: SessionID, seenAtMs: Int64) {
+        self.session = session
+        self.seenAtMs = seenAtMs
+    }
+}

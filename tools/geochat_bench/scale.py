@@ -1,0 +1,173 @@
+"""The cost run over cluster sizes (deploy/bench-scale.sh): the same N idle phones through 1, 2
+and 4 gateways of one stack. Per gateway: Kafka bytes read and written, CPU, memory; per
+phone-second: Kafka bytes written and PostgreSQL row writes. Its table, and the million-phone
+model computed from it, are the "Cluster sizes" section of docs/capacity.md.
+
+Every gateway of the stack runs in every step: those the balancer does not send phones to
+show what a gateway pays for phones served by the others. Each step has a first window, in
+which gateways meet phones they have not served before (their session lookups), and a
+steady one after it."""
+import asyncio
+import re
+import time
+
+from . import doc_sections
+from .cost import poll_phones, row_writes, set_up_phones
+from .runner import bench_parser, fmt, log, machine_facts, rss_mb, scrape, utc_now
+
+
+def instance_counters(stack, url):
+    """Kafka bytes read and written by this instance so far, by topic, and the LookupSession commands it handled."""
+    read, written, lookups = {}, {}, 0.0
+    for (name, labels), value in scrape(stack.operators(url)).items():
+        topic = re.search(r'topic="([^"]*)"', labels)
+        if name == "geochat_kafka_consumed_bytes_total" and topic:
+            read[topic.group(1)] = read.get(topic.group(1), 0) + value
+        elif name == "geochat_kafka_produced_bytes_total" and topic:
+            written[topic.group(1)] = written.get(topic.group(1), 0) + value
+        elif name == "geochat_commands_total" and 'command="LookupSession"' in labels:
+            lookups += value
+    return read, written, lookups
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (USER_HZ = 100)
+
+
+def cluster_written(stack):
+    """Kafka bytes written by every instance, and the session lookups the session service answered."""
+    written, lookups = 0.0, 0.0
+    for url in stack.gateways + stack.messaging + stack.rooms + stack.env["SESSION_URLS"].split() \
+            + stack.env["EXPIRY_URLS"].split():
+        _, by_topic, handled = instance_counters(stack, url)
+        written += sum(by_topic.values())
+        lookups += handled
+    return written, lookups
+
+
+class ScaleWindow:
+    """What every gateway read, wrote and spent, and what the cluster wrote, between open and close."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.pids = [stack.pid(f"gateway-{i + 1}") for i in range(len(stack.gateways))]
+        self.started = time.monotonic()
+        self.gateways = [instance_counters(stack, url) for url in stack.gateways]
+        self.cpu = [cpu_seconds(pid) for pid in self.pids]
+        self.written, self.lookups = cluster_written(stack)
+        self.rows = row_writes(stack)
+
+    def close(self, phones, serving):
+        took = time.monotonic() - self.started
+        rows = row_writes(self.stack)  # first: it waits for PostgreSQL's statistics
+        gateways = []
+        for i, url in enumerate(self.stack.gateways):
+            read, written, _ = instance_counters(self.stack, url)
+            read0, written0, _ = self.gateways[i]
+            delta = {t: read[t] - read0.get(t, 0) for t in read}
+            gateways.append({
+                "serving": i < serving,
+                "read_bps": sum(delta.values()) / took,
+                "presence_read_bps": delta.get("geochat.presence", 0) / took,
+                "written_bps": (sum(written.values()) - sum(written0.values())) / took,
+                "cpu": (cpu_seconds(self.pids[i]) - self.cpu[i]) / took,
+                "rss_mb": rss_mb(self.pids[i]),
+            })
+        phone_seconds = phones * took
+        written, lookups = cluster_written(self.stack)
+        return {"seconds": took, "gateways": gateways, "lookups": lookups - self.lookups,
+                "written_per_phone_s": (written - self.written) / phone_seconds,
+                "rows_per_phone_s": (rows - self.rows) / phone_seconds}
+
+
+def run(stack, phones_count, first_s, steady_s, sizes):
+    rooms, latest, phones = asyncio.run(set_up_phones(stack.gateways[:1], phones_count, "scale"))
+    log(f"{len(phones)} phones in {len(rooms)} rooms")
+    time.sleep(3)
+    steps = []
+    for size in sizes:
+        serving = stack.gateways[:size]
+        windows = {}
+        for name, seconds in (("first", first_s), ("steady", steady_s)):
+            window = ScaleWindow(stack)
+            sent, failed, late, _ = asyncio.run(poll_phones(serving, rooms, latest, phones, seconds))
+            windows[name] = window.close(len(phones), size)
+            windows[name].update({"polls": sent, "failed": failed, "late": late})
+            log(f"{size} gateways, {name}: {sent} polls ({failed} failed, {late} late), "
+                f"{windows[name]['written_per_phone_s']:.2f} B and {windows[name]['rows_per_phone_s']:.4f} rows "
+                f"a phone-second; gateway reads " + ", ".join(
+                    f"{g['read_bps']:.0f}" for g in windows[name]["gateways"]) + " B/s")
+        steps.append({"size": size, **windows})
+    return steps
+
+
+def table(steps, phones):
+    lines = ["| gateways serving | window | polls answered (failed) | per phone-second: Kafka bytes written, "
+             "PostgreSQL row writes | session lookups | each gateway: Kafka bytes read/s (presence), written/s, "
+             "CPU (cores), RSS MB |", "| --- | --- | --- | --- | --- | --- |"]
+    for step in steps:
+        for name in ("first", "steady"):
+            w = step[name]
+            per_gateway = "<br>".join(
+                f"{i + 1}{'' if g['serving'] else ' (no phones)'}: {g['read_bps']:.0f} "
+                f"({g['presence_read_bps']:.0f}), {g['written_bps']:.0f}, {g['cpu']:.3f}, {g['rss_mb']:.0f}"
+                for i, g in enumerate(w["gateways"]))
+            lines.append(f"| {step['size']} | {name} ({w['seconds']:.0f} s) | {w['polls'] - w['failed']} "
+                         f"({w['failed']}) | {w['written_per_phone_s']:.2f} B, {w['rows_per_phone_s']:.4f} | "
+                         f"{w['lookups']:.0f} | {per_gateway} |")
+    return lines
+
+
+def model(steps, phones):
+    """A million phones, computed (not measured) from the largest step's steady window."""
+    largest = steps[-1]
+    steady = largest["steady"]
+    idle = [g for g in steady["gateways"] if not g["serving"]] or steady["gateways"]
+    presence_per_phone = sum(g["presence_read_bps"] for g in idle) / len(idle) / phones
+    written = steady["written_per_phone_s"]
+    lines = [f"Computed from the {largest['size']}-gateway step's steady window (a model, not a measurement): "
+             f"each phone-second writes {written:.2f} B to Kafka and {steady['rows_per_phone_s']:.4f} PostgreSQL "
+             f"rows; every gateway reads {presence_per_phone:.2f} B of presence per phone-second of the whole "
+             "cluster, served by it or not.", "",
+             "| phones | gateways | Kafka written, all | presence read, per gateway | presence read, all gateways |",
+             "| --- | --- | --- | --- | --- |"]
+    for gateways in (10, 100, 200):
+        total = 1_000_000
+        lines.append(f"| 1,000,000 | {gateways} | {written * total / 1e6:.1f} MB/s | "
+                     f"{presence_per_phone * total / 1e6:.2f} MB/s | "
+                     f"{presence_per_phone * total * gateways / 1e6:.0f} MB/s |")
+    return lines
+
+
+def main():
+    parser = bench_parser(__doc__, "bash deploy/bench-scale.sh")
+    parser.add_argument("--phones", type=int, default=1000)
+    parser.add_argument("--first-seconds", type=int, default=20)
+    parser.add_argument("--steady-seconds", type=int, default=40)
+    parser.add_argument("--sizes", default="1,2,4")
+    parser.add_argument("--build", default="release build")
+    args = parser.parse_args()
+    from geochat_support.stack import Stack
+    stack = Stack(args.stack_env, sql_timeout=300)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    assert max(sizes) <= len(stack.gateways), f"the stack has {len(stack.gateways)} gateways"
+    steps = run(stack, args.phones, args.first_seconds, args.steady_seconds, sizes)
+    lines = [f"Measured {utc_now()} on {machine_facts()} ({args.build}), command `{args.command}`: "
+             f"{args.phones} phones polling once a second each with its `sessionid`, each poll through the next "
+             f"serving gateway; {len(stack.gateways)} gateways running throughout; per step a first window "
+             f"({args.first_seconds} s, gateways meeting phones) and a steady one ({args.steady_seconds} s).", "",
+             *table(steps, args.phones), "", *model(steps, args.phones), ""]
+    print("\n".join(lines))
+    if not args.no_doc:
+        block = doc_sections.marked_block("cost-scale", "deploy/bench-scale.sh", lines)
+        doc_sections.write_marked(doc_sections.CAPACITY, [("cost-scale", block, None)])
+        log("docs/capacity.md updated")
+    for step in steps:
+        log(f"{step['size']} gateways steady: " + fmt(step["steady"]["written_per_phone_s"], 2) + " B/phone-s")
+
+
+if __name__ == "__main__":
+    main()
