@@ -64,7 +64,7 @@ struct Gateway: Sendable {
     /// (docs/security.md, "What listens where").
     func buildRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: RequestTracing())
+        if TraceExport.isExporting { router.add(middleware: RequestTracing()) }
         router.add(
             middleware: SecurityHeaders(
                 imageOrigins: settings.map.tileOrigin.map { [$0] } ?? [],
@@ -86,7 +86,7 @@ struct Gateway: Sendable {
     /// admin API, `/status`, `/metrics`, and the probes.
     func buildAdminRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: RequestTracing())
+        if TraceExport.isExporting { router.add(middleware: RequestTracing()) }
         router.add(middleware: SecurityHeaders())
         health.register(on: router)
         guard settings.adminAPI, let adminKeys else { return router }

@@ -26,6 +26,11 @@ public enum TraceExport: String, Sendable, CaseIterable {
     /// A process bootstraps its tracer once (a second bootstrap would trap).
     private static let bootstrapped = Atomic<Bool>(false)
 
+    /// Whether this process exports spans. When it does not, callers leave
+    /// out what exists only to make spans (the gateway's request middleware),
+    /// so tracing off costs a request nothing.
+    public static var isExporting: Bool { bootstrapped.load(ordering: .acquiring) }
+
     /// Installs the exporting tracer, named `geochat-<service>` (`OTEL_SERVICE_NAME`
     /// wins), and answers its exporter as a lifecycle service, which sends the
     /// spans in batches and flushes what is left at shutdown. Nil when off.

@@ -17,17 +17,18 @@ from .runner import bench_parser, fmt, log, machine_facts, rss_mb, scrape, utc_n
 
 
 def instance_counters(stack, url):
-    """Kafka bytes read and written by this instance so far, by topic, and the LookupSession commands it handled."""
-    read, written, lookups = {}, {}, 0.0
+    """Kafka bytes read and written by this instance so far, by topic, and the commands it handled, by name."""
+    read, written, handled = {}, {}, {}
     for (name, labels), value in scrape(stack.operators(url)).items():
         topic = re.search(r'topic="([^"]*)"', labels)
+        command = re.search(r'command="([^"]*)"', labels)
         if name == "geochat_kafka_consumed_bytes_total" and topic:
             read[topic.group(1)] = read.get(topic.group(1), 0) + value
         elif name == "geochat_kafka_produced_bytes_total" and topic:
             written[topic.group(1)] = written.get(topic.group(1), 0) + value
-        elif name == "geochat_commands_total" and 'command="LookupSession"' in labels:
-            lookups += value
-    return read, written, lookups
+        elif name == "geochat_commands_total" and command:
+            handled[command.group(1)] = handled.get(command.group(1), 0) + value
+    return read, written, handled
 
 
 def cpu_seconds(pid):
@@ -37,15 +38,22 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (USER_HZ = 100)
 
 
-def cluster_written(stack):
-    """Kafka bytes written by every instance, and the session lookups the session service answered."""
-    written, lookups = 0.0, 0.0
-    for url in stack.gateways + stack.messaging + stack.rooms + stack.env["SESSION_URLS"].split() \
-            + stack.env["EXPIRY_URLS"].split():
-        _, by_topic, handled = instance_counters(stack, url)
-        written += sum(by_topic.values())
-        lookups += handled
-    return written, lookups
+def cluster_counters(stack):
+    """Kafka bytes written by every instance, by topic; the session lookups and presence marks
+    the owners answered; what each rooms instance read of presence."""
+    written, lookups, marks = {}, 0.0, 0.0
+    rooms_presence = []
+    sessions, rooms = stack.env["SESSION_URLS"].split(), stack.rooms
+    for url in stack.gateways + stack.messaging + rooms + sessions + stack.env["EXPIRY_URLS"].split():
+        read, by_topic, handled = instance_counters(stack, url)
+        for topic, value in by_topic.items():
+            written[topic] = written.get(topic, 0) + value
+        if url in sessions:
+            lookups += handled.get("lookup", 0)
+        if url in rooms:
+            marks += handled.get("markPresent", 0)
+            rooms_presence.append(read.get("geochat.presence", 0))
+    return written, lookups, marks, rooms_presence
 
 
 class ScaleWindow:
@@ -57,7 +65,7 @@ class ScaleWindow:
         self.started = time.monotonic()
         self.gateways = [instance_counters(stack, url) for url in stack.gateways]
         self.cpu = [cpu_seconds(pid) for pid in self.pids]
-        self.written, self.lookups = cluster_written(stack)
+        self.written, self.lookups, self.marks, self.rooms_presence = cluster_counters(stack)
         self.rows = row_writes(stack)
 
     def close(self, phones, serving):
@@ -77,9 +85,13 @@ class ScaleWindow:
                 "rss_mb": rss_mb(self.pids[i]),
             })
         phone_seconds = phones * took
-        written, lookups = cluster_written(self.stack)
+        written, lookups, marks, rooms_presence = cluster_counters(self.stack)
+        by_topic = {t: (v - self.written.get(t, 0)) / phone_seconds for t, v in written.items()
+                    if v - self.written.get(t, 0) > 0}
         return {"seconds": took, "gateways": gateways, "lookups": lookups - self.lookups,
-                "written_per_phone_s": (written - self.written) / phone_seconds,
+                "marks": marks - self.marks,
+                "rooms_presence_read_bps": [(a - b) / took for a, b in zip(rooms_presence, self.rooms_presence)],
+                "written_per_phone_s": sum(by_topic.values()), "written_by_topic": by_topic,
                 "rows_per_phone_s": (rows - self.rows) / phone_seconds}
 
 
@@ -106,8 +118,9 @@ def run(stack, phones_count, first_s, steady_s, sizes):
 
 def table(steps, phones):
     lines = ["| gateways serving | window | polls answered (failed) | per phone-second: Kafka bytes written, "
-             "PostgreSQL row writes | session lookups | each gateway: Kafka bytes read/s (presence), written/s, "
-             "CPU (cores), RSS MB |", "| --- | --- | --- | --- | --- | --- |"]
+             "PostgreSQL row writes | session lookups, presence marks | each gateway: Kafka bytes read/s "
+             "(presence), written/s, CPU (cores), RSS MB | each rooms instance: presence read/s |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for step in steps:
         for name in ("first", "steady"):
             w = step[name]
@@ -117,7 +130,8 @@ def table(steps, phones):
                 for i, g in enumerate(w["gateways"]))
             lines.append(f"| {step['size']} | {name} ({w['seconds']:.0f} s) | {w['polls'] - w['failed']} "
                          f"({w['failed']}) | {w['written_per_phone_s']:.2f} B, {w['rows_per_phone_s']:.4f} | "
-                         f"{w['lookups']:.0f} | {per_gateway} |")
+                         f"{w['lookups']:.0f}, {w['marks']:.0f} | {per_gateway} | "
+                         + ", ".join(f"{v:.0f}" for v in w["rooms_presence_read_bps"]) + " |")
     return lines
 
 
@@ -128,10 +142,12 @@ def model(steps, phones):
     idle = [g for g in steady["gateways"] if not g["serving"]] or steady["gateways"]
     presence_per_phone = sum(g["presence_read_bps"] for g in idle) / len(idle) / phones
     written = steady["written_per_phone_s"]
+    topics = ", ".join(f"{t.replace('geochat.', '')} {v:.2f}" for t, v in sorted(steady["written_by_topic"].items()))
+    rooms_per_phone = max(steady["rooms_presence_read_bps"] or [0]) / phones
     lines = [f"Computed from the {largest['size']}-gateway step's steady window (a model, not a measurement): "
-             f"each phone-second writes {written:.2f} B to Kafka and {steady['rows_per_phone_s']:.4f} PostgreSQL "
-             f"rows; every gateway reads {presence_per_phone:.2f} B of presence per phone-second of the whole "
-             "cluster, served by it or not.", "",
+             f"each phone-second writes {written:.2f} B to Kafka ({topics}) and {steady['rows_per_phone_s']:.4f} "
+             f"PostgreSQL rows; every gateway reads {presence_per_phone:.2f} B of presence per phone-second of "
+             f"the whole cluster, served by it or not; each rooms instance reads {rooms_per_phone:.2f} B.", "",
              "| phones | gateways | Kafka written, all | presence read, per gateway | presence read, all gateways |",
              "| --- | --- | --- | --- | --- |"]
     for gateways in (10, 100, 200):
