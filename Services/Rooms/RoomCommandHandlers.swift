@@ -15,6 +15,9 @@ struct RoomCommandHandlers: Sendable {
     let operatorSeal: OperatorSeal
     let logger: Logger
 
+    /// A mark this close to a sighting the presence view holds writes nothing.
+    static let recentSightingMs: Int64 = 5_000
+
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.roomsCommands)
         handlers.on(CreateRoom.self) { command, _ in try await create(command) }
@@ -58,7 +61,13 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(MarkPresent.self) { command, _ in
             // Never later than now: a gateway's clock ahead of ours must not keep a member listed longer.
-            try await store.markPresent(command.session, at: WallClock.date(min(command.seenAtMs, WallClock.nowMs())))
+            let seenAtMs = min(command.seenAtMs, WallClock.nowMs())
+            // A session another gateway published moments ago is present for every instance already
+            // (each reads every batch): no row to write. Only a real return writes.
+            if let sighted = presence.lastSeenMs(command.session), sighted >= seenAtMs - Self.recentSightingMs {
+                return Done()
+            }
+            try await store.markPresent(command.session, at: WallClock.date(seenAtMs))
             return Done()
         }
         handlers.on(SelectIdleRooms.self) { command, _ in

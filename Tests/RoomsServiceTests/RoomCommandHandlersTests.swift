@@ -45,6 +45,10 @@ import Testing
         let marked = try await send(ListMembers(room: room.id))
         #expect((marked[0].activeAtMs ?? 0) < now + 60_000, "not later than the owner's now")
         #expect((marked[0].activeAtMs ?? 0) >= now)
+        // A mark of a session published moments ago writes nothing: the sighting already stands.
+        presence.record(PresenceBatch(gateway: "g2", seenAtMs: now, sessions: [alice]))
+        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 1_000))
+        #expect(try await send(ListMembers(room: room.id))[0].activeAtMs == marked[0].activeAtMs)
         presence.prune(nowMs: now + presence.memoryMs + 10_000)
         #expect(presence.count == 0)
     }
