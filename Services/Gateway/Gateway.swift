@@ -41,11 +41,13 @@ struct Gateway: Sendable {
         self.sessions = SessionDirectory(backend: services, bans: bans)
         self.messages = MessageReadModel(backend: services)
         self.rooms = RoomMap()
+        // A mark holds its request's answer: with the rooms service away it gives up sooner than a command.
+        let marking = ServiceClients(bus: bus, timeout: min(settings.requestTimeout, .seconds(2)))
         self.presence = PresenceTracker(
             gateway: instance, timeoutMs: { settings.presenceTimeoutMs },
-            markReturn: { [services] session, seenAtMs in
+            markReturn: { session, seenAtMs in
                 // Advisory: when it fails, the next presence batch brings the sighting a moment later.
-                (try? await services.send(MarkPresent(session: session, seenAtMs: seenAtMs))) != nil
+                (try? await marking.send(MarkPresent(session: session, seenAtMs: seenAtMs))) != nil
             })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger
