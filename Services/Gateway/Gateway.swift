@@ -45,9 +45,10 @@ struct Gateway: Sendable {
         let marking = ServiceClients(bus: bus, timeout: min(settings.requestTimeout, .seconds(2)))
         self.presence = PresenceTracker(
             gateway: instance, timeoutMs: { settings.presenceTimeoutMs },
-            markReturn: { session, seenAtMs in
+            markReturn: { session, seenAtMs, timeoutMs in
                 // Advisory: when it fails, the next presence batch brings the sighting a moment later.
-                (try? await marking.send(MarkPresent(session: session, seenAtMs: seenAtMs))) != nil
+                let mark = MarkPresent(session: session, seenAtMs: seenAtMs, presenceTimeoutMs: timeoutMs)
+                return (try? await marking.send(mark)) != nil
             })
         self.limiter = RateLimiter(settings: settings.rateLimits)
         self.logger = logger

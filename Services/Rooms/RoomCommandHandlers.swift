@@ -15,9 +15,6 @@ struct RoomCommandHandlers: Sendable {
     let operatorSeal: OperatorSeal
     let logger: Logger
 
-    /// A mark this close to a sighting the presence view holds writes nothing.
-    static let recentSightingMs: Int64 = 5_000
-
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.roomsCommands)
         handlers.on(CreateRoom.self) { command, _ in try await create(command) }
@@ -63,8 +60,8 @@ struct RoomCommandHandlers: Sendable {
             // Never later than now: a gateway's clock ahead of ours must not keep a member listed longer.
             let seenAtMs = min(command.seenAtMs, WallClock.nowMs())
             // A session another gateway published moments ago is present for every instance already
-            // (each reads every batch): no row to write. Only a real return writes.
-            if let sighted = presence.lastSeenMs(command.session), sighted >= seenAtMs - Self.recentSightingMs {
+            // (each reads every batch), for most of the timeout: no row to write. Only a real return writes.
+            if let sighted = presence.lastSeenMs(command.session), sighted >= seenAtMs - command.presenceTimeoutMs / 4 {
                 return Done()
             }
             try await store.markPresent(command.session, at: WallClock.date(seenAtMs))

@@ -74,7 +74,7 @@ import Testing
         let gate = AsyncStream<Void>.makeStream()
         let presence = PresenceTracker(
             gateway: "g", timeoutMs: { Self.timeoutMs },
-            markReturn: { _, seenAtMs in
+            markReturn: { _, seenAtMs, _ in
                 marks.withLock { $0.append(seenAtMs) }
                 for await _ in gate.stream { break }
                 return true

@@ -21,8 +21,15 @@ def test_chats_field_example(stack):
     five = create(gw(), session, 0.8, 0.42, 8, "whatwhat")
     six = create(gw(), session, 0.53, 0.42, 8, "123")
     fifty_eight = create(gw(), session, 0.4, 0.8, 5, "tt")
-    response = chat(gw(), v=5, cmd="chats", lon1=0, lat1=0.4, lon2=0.8, lat2=1, minz=4, maxz=10)
-    found = rooms_in(response)
+    reader = gw()
+
+    def all_three():
+        rooms = rooms_in(chat(reader, v=5, cmd="chats", lon1=0, lat1=0.4, lon2=0.8, lat2=1, minz=4, maxz=10))
+        return rooms if all(r in rooms for r in (five, six, fifty_eight)) else None
+
+    # Two of the rooms were made through the other gateway: its index learns them from the room
+    # events, milliseconds later (seconds on a loaded machine).
+    found = wait_until(all_three, timeout=10, interval=0.2, message="the rooms made through both gateways are listed")
     ids = [r["id"] for r in found]
     assert ids == sorted(ids), "ordered by id"
     # The room at longitude 0.8 lies on the box edge: edges are inside.

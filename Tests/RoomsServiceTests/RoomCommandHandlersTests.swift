@@ -41,14 +41,23 @@ import Testing
         #expect(sighted.map(\.session) == [alice, bob])
         #expect(sighted[0].activeAtMs == joined[0].activeAtMs, "an older sighting changes nothing")
         #expect(sighted[1].activeAtMs == now + 5_000)
-        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 3_600_000))
+        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 3_600_000, presenceTimeoutMs: 60_000))
         let marked = try await send(ListMembers(room: room.id))
         #expect((marked[0].activeAtMs ?? 0) < now + 60_000, "not later than the owner's now")
         #expect((marked[0].activeAtMs ?? 0) >= now)
         // A mark of a session published moments ago writes nothing: the sighting already stands.
         presence.record(PresenceBatch(gateway: "g2", seenAtMs: now, sessions: [alice]))
-        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 1_000))
+        _ = try await send(MarkPresent(session: alice, seenAtMs: now + 1_000, presenceTimeoutMs: 60_000))
         #expect(try await send(ListMembers(room: room.id))[0].activeAtMs == marked[0].activeAtMs)
+        // A sighting older than a quarter of the timeout does not stand in for the mark.
+        let carol = SessionID.random()
+        _ = try await send(JoinRoom(room: room.id, session: carol, nick: "carol"))
+        let joinedAt = try await send(ListMembers(room: room.id)).first { $0.session == carol }?.activeAtMs ?? 0
+        presence.record(PresenceBatch(gateway: "g2", seenAtMs: joinedAt - 3_000, sessions: [carol]))
+        try await Task.sleep(for: .milliseconds(20))
+        let markedAt = WallClock.nowMs()
+        _ = try await send(MarkPresent(session: carol, seenAtMs: markedAt, presenceTimeoutMs: 4_000))
+        #expect(try await send(ListMembers(room: room.id)).first { $0.session == carol }?.activeAtMs == markedAt)
         presence.prune(nowMs: now + presence.memoryMs + 10_000)
         #expect(presence.count == 0)
     }

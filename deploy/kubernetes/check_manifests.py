@@ -266,21 +266,21 @@ def check(manifest_dir, root, docs):
 # accounts and ACLs") is the same table in prose. The consumer groups and reply
 # topics are not listed here: they are read from the code below.
 KAFKA_ROLES = {
-    # The internet-facing gateway: the phones' commands, presence, the feeds.
+    # The internet-facing gateway: the phones' commands, presence (written, never read), the feeds.
     "gateway": {
         "write": {"sessionCommands", "roomsCommands", "messagingCommands", "presence"},
-        "read": {"presence", "sessionEvents", "roomEvents", "messageEvents", "settings", "bans"},
+        "read": {"sessionEvents", "roomEvents", "messageEvents", "settings", "bans"},
     },
     # The gateway executable serving only the admin API (not behind the public Service).
     "admin-gateway": {
         "write": {"adminCommands", "expiryCommands", "roomsCommands", "messagingCommands"},
-        "read": {"presence", "sessionEvents", "roomEvents", "messageEvents", "settings", "bans"},
+        "read": {"sessionEvents", "roomEvents", "messageEvents", "settings", "bans"},
     },
     "session": {
         "write": {"sessionEvents", "settings", "bans"},
         "read": {"sessionCommands", "adminCommands", "presence"},
     },
-    "rooms": {"write": {"roomEvents"}, "read": {"roomsCommands", "messageEvents", "sessionEvents"}},
+    "rooms": {"write": {"roomEvents"}, "read": {"roomsCommands", "messageEvents", "sessionEvents", "presence"}},
     "messaging": {"write": {"messageEvents", "roomsCommands"}, "read": {"messagingCommands", "roomEvents"}},
     "expiry": {"write": {"roomsCommands", "messagingCommands"}, "read": {"expiryCommands", "settings", "bans"}},
 }

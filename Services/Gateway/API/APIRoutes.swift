@@ -208,8 +208,11 @@ struct APIRoutes: Sendable {
         let client = chatClient(request, context)
         do throws(ProtocolError) {
             // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
-            try await actions.signOfLife(try? Self.optionalSession(request), client: client)
-            return answer(name, request, started, .success(try await body(client)))
+            let session = try? Self.optionalSession(request)
+            try actions.signOfLife(session, client: client)
+            let response = try await body(client)
+            await actions.signsOfLifeSettled(session)
+            return answer(name, request, started, .success(response))
         } catch {
             return answer(name, request, started, .failure(error))
         }

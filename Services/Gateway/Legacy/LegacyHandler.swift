@@ -58,7 +58,9 @@ struct LegacyHandler: Sendable {
         }
     }
 
-    func signOfLife(_ id: SessionID?, client: ChatClient) async throws(ProtocolError) {
-        try await actions.signOfLife(id, client: client)
+    func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
+        try actions.signOfLife(id, client: client)
     }
+
+    func signsOfLifeSettled(_ id: SessionID?) async { await actions.signsOfLifeSettled(id) }
 }

@@ -58,8 +58,10 @@ struct LegacyRoutes: Sendable {
             command = RequestMetrics.command(legacy)
             let client = ChatClient(
                 limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
-            try await handler.signOfLife(parameters.sessionHint(), client: client)
+            let session = parameters.sessionHint()
+            try handler.signOfLife(session, client: client)
             let xml = try await handler.handle(legacy, client: client)
+            await handler.signsOfLifeSettled(session)
             RequestMetrics.record(command, since: started)
             return XMLResponse.ok(xml)
         } catch {

@@ -235,13 +235,13 @@ package struct ChatActions: Sendable {
     /// lookup (if it needs the session) is the only one.
     ///
     /// A session this gateway holds but has not seen within the presence
-    /// timeout waits for its `MarkPresent` (`PresenceTracker`): the request is
-    /// answered once every gateway lists it. One looked up beside the request
-    /// is marked beside it too.
-    package func signOfLife(_ id: SessionID?, client: ChatClient) async throws(ProtocolError) {
+    /// timeout is marked at the rooms service (`PresenceTracker`): the request
+    /// is answered once every gateway lists it (`signsOfLifeSettled`). One
+    /// looked up beside the request is marked beside it too.
+    package func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
-        case .live: await sawLive(id)
+        case .live: sawLive(id)
         case .notLive: break
         case .unknownHere:
             try client.admit(.sessionLookup)
@@ -249,17 +249,27 @@ package struct ChatActions: Sendable {
             Task { [self] in
                 defer { backgroundLookups.end() }
                 if (try? await sessions.resolve(id)) != nil {
-                    await sawLive(id)
+                    sawLive(id)
                     client.refund(.sessionLookup)
                 }
             }
         }
     }
 
-    /// Records a live session's sign of life; a possible return waits for the
-    /// rooms service to count it in its memberships (`PresenceTracker.seen`).
-    private func sawLive(_ id: SessionID) async {
-        await presence.seen(id, atMs: WallClock.nowMs())?.value
+    /// Records a live session's sign of life; a possible return is marked at
+    /// the rooms service beside the request (`PresenceTracker.seen`), and the
+    /// surface waits for it before it answers (`signsOfLifeSettled`).
+    private func sawLive(_ id: SessionID) {
+        presence.seen(id, atMs: WallClock.nowMs())
+    }
+
+    /// Waits for the mark of the request's session, if one is on its way: the
+    /// answer goes out once every gateway lists the session. The mark runs
+    /// beside the request's own work, so a request waits for the longer of
+    /// the two, not their sum.
+    package func signsOfLifeSettled(_ id: SessionID?) async {
+        guard let id, let mark = presence.runningMark(of: id) else { return }
+        await mark.value
     }
 
     /// The live session behind an id as this gateway knows it; the request is a
@@ -269,7 +279,7 @@ package struct ChatActions: Sendable {
     /// writes through its one-at-a-time command loop.
     package func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
-        await sawLive(id)
+        sawLive(id)
         return session
     }
 

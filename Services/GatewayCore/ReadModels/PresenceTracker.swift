@@ -16,8 +16,8 @@ import Synchronization
 ///
 /// A batch arrives a moment after the request, so a session this gateway has
 /// not seen within the timeout (back after a silence, or new here) may be
-/// absent everywhere until then: its first request waits for a `MarkPresent`
-/// to the rooms service (`seen`), after which `participants`
+/// absent everywhere until then: its first request is answered once a
+/// `MarkPresent` to the rooms service (`seen`, `runningMark`) is, after which `participants`
 /// through every gateway lists it.
 ///
 /// Bounded: sessions silent for longer than `memoryMs` are forgotten at each
@@ -51,12 +51,14 @@ package final class PresenceTracker: Sendable {
     private let failures = Counter(label: MetricNames.presencePublishFailures)
 
     /// Tells the rooms service of a possible return (`MarkPresent`); false when that failed.
-    private let markReturn: @Sendable (SessionID, _ seenAtMs: Int64) async -> Bool
+    private let markReturn: @Sendable (SessionID, _ seenAtMs: Int64, _ timeoutMs: Int64) async -> Bool
     private let marks = LabeledFamily(counter: MetricNames.presenceMarks, label: "outcome")
 
     package init(
         gateway: String, timeoutMs: @escaping @Sendable () -> Int64, maxSessions: Int = 2_000_000,
-        markReturn: @escaping @Sendable (SessionID, _ seenAtMs: Int64) async -> Bool = { _, _ in true }
+        markReturn: @escaping @Sendable (SessionID, _ seenAtMs: Int64, _ timeoutMs: Int64) async -> Bool = {
+            _, _, _ in true
+        }
     ) {
         self.gateway = gateway
         self.timeoutMs = timeoutMs
@@ -80,13 +82,19 @@ package final class PresenceTracker: Sendable {
             let returning = note(id, atMs: now, in: &state)
             if let running = state.marking[id] { return running }
             guard returning else { return nil }
+            let timeout = timeoutMs()
             let task = Task {
-                marks[await markReturn(id, now) ? "sent" : "failed"].increment()
+                marks[await markReturn(id, now, timeout) ? "sent" : "failed"].increment()
                 _ = self.state.withLock { $0.marking.removeValue(forKey: id) }
             }
             state.marking[id] = task
             return task
         }
+    }
+
+    /// The session's mark on its way to the rooms service, if one is.
+    package func runningMark(of id: SessionID) -> Task<Void, Never>? {
+        state.withLock { $0.marking.isEmpty ? nil : $0.marking[id] }
     }
 
     /// A session that just started: a sign of life with no memberships to mark.

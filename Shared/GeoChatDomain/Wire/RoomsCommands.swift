@@ -257,10 +257,15 @@ public struct MarkPresent: RoomsWireCommand {
     public static let name = "markPresent"
     public var session: SessionID
     public var seenAtMs: Int64
+    /// The gateway's presence timeout (a live setting the rooms service does
+    /// not read): a sighting the rooms service holds within a quarter of it
+    /// already keeps the session listed, and the mark writes nothing.
+    public var presenceTimeoutMs: Int64
     public var partitionKey: String? { session.value }
 
-    public init(session: SessionID, seenAtMs: Int64) {
+    public init(session: SessionID, seenAtMs: Int64, presenceTimeoutMs: Int64) {
         self.session = session
         self.seenAtMs = seenAtMs
+        self.presenceTimeoutMs = presenceTimeoutMs
     }
 }
