@@ -148,6 +148,7 @@ import Testing
             case 2:
                 var ids = Array(truth.keys.shuffled(using: &random).prefix(Int(random.next(upTo: 80))))
                 ids.append(RoomID(nextID + 1000))  // unknown: no harm
+                ids.append(contentsOf: ids.prefix(3))  // named twice: removed once
                 index.remove(contentsOf: ids)
                 for id in ids { truth[id] = nil }
             default:

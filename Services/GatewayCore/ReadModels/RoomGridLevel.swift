@@ -144,9 +144,39 @@ struct RoomGridLevel {
         entries.remove(at: at)
     }
 
-    /// Removes every entry whose record is free now, in one pass.
-    mutating func removeFree(_ records: [RoomRecord]) {
-        entries.removeAll { records[Int($0.slot)].isFree }
+    /// Removes the rooms of `slots` (their records still as indexed): each found
+    /// by binary search, then the array closed up in one pass from the first
+    /// (no record is read per entry kept: an expiry run's batches stay cheap).
+    mutating func remove(contentsOf slots: [Int32], _ records: [RoomRecord]) {
+        var positions: [Int] = []
+        positions.reserveCapacity(slots.count)
+        for slot in slots {
+            let record = records[Int(slot)]
+            let at = position(key(of: record), record.visitedAtMs, record.id, records)
+            if at < entries.count && entries[at].slot == slot { positions.append(at) }
+        }
+        guard !positions.isEmpty else { return }
+        positions.sort()
+        // A room named twice in the batch is removed once.
+        var unique = 0
+        for at in positions where unique == 0 || at != positions[unique - 1] {
+            positions[unique] = at
+            unique += 1
+        }
+        positions.removeLast(positions.count - unique)
+        var kept = positions[0]
+        entries.withUnsafeMutableBufferPointer { buffer in
+            for (index, at) in positions.enumerated() {
+                let next = index + 1 < positions.count ? positions[index + 1] : buffer.count
+                var from = at + 1
+                while from < next {
+                    buffer[kept] = buffer[from]
+                    kept += 1
+                    from += 1
+                }
+            }
+        }
+        entries.removeLast(positions.count)
         countCells()
     }
 

@@ -147,17 +147,18 @@ package struct RoomIndex {
             for id in ids { remove(id) }
             return
         }
-        var touched = [Bool](repeating: false, count: levels.count)
-        var removed = 0
+        var removed: [Int32] = []
+        var byZoom = [[Int32]](repeating: [], count: levels.count)
         for id in ids {
             guard let slot = slots.slot(of: id.rawValue, in: records) else { continue }
-            touched[Int(records[Int(slot)].zoom)] = true
-            release(slot)
-            removed += 1
+            removed.append(slot)
+            byZoom[Int(records[Int(slot)].zoom)].append(slot)
         }
-        guard removed > 0 else { return }
-        for zoom in levels.indices where touched[zoom] { levels[zoom].removeFree(records) }
-        places.removeFree(records)
+        guard !removed.isEmpty else { return }
+        // Out of the grids while the records still say where each room is.
+        for (zoom, gone) in byZoom.enumerated() where !gone.isEmpty { levels[zoom].remove(contentsOf: gone, records) }
+        places.remove(contentsOf: removed, records)
+        for slot in removed where !records[Int(slot)].isFree { release(slot) }
         afterRemovals()
     }
 
