@@ -164,20 +164,36 @@ struct RoomGridLevel {
             unique += 1
         }
         positions.removeLast(positions.count - unique)
-        var kept = positions[0]
+        // A cell is emptied when the positions removed from it are its whole run.
+        var first = 0
+        while first < positions.count {
+            let cell = entries[positions[first]].cell
+            var last = first
+            while last + 1 < positions.count && entries[positions[last + 1]].cell == cell { last += 1 }
+            let start = positions[first]
+            let end = positions[last]
+            if end - start == last - first && (start == 0 || entries[start - 1].cell != cell)
+                && (end + 1 == entries.count || entries[end + 1].cell != cell)
+            {
+                cellCount -= 1
+            }
+            first = last + 1
+        }
+        // The kept stretches between removed positions, each moved down at once.
         entries.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var kept = positions[0]
             for (index, at) in positions.enumerated() {
                 let next = index + 1 < positions.count ? positions[index + 1] : buffer.count
-                var from = at + 1
-                while from < next {
-                    buffer[kept] = buffer[from]
-                    kept += 1
-                    from += 1
+                let count = next - at - 1
+                if count > 0 {
+                    UnsafeMutableRawPointer(base + kept).copyMemory(
+                        from: base + at + 1, byteCount: count * MemoryLayout<Entry>.stride)
+                    kept += count
                 }
             }
         }
         entries.removeLast(positions.count)
-        countCells()
     }
 
     /// A later visit of the room of `slot` (its record still at the earlier one):
