@@ -10,83 +10,173 @@ import GeoChatDomain
 /// a zoom range, so levels are apart anyway; a room of zoom z is looked at in
 /// boxes about 2^-z of the world wide, so cells 2^-(z+2) wide make a phone's
 /// box cover at most a few hundred cells at the deepest level it asks and one
-/// to four at the shallowest. A level's empty cells cost nothing (a dictionary
-/// holds the others); a box covering more cells than the level has non-empty
-/// ones looks at those instead.
+/// to four at the shallowest. A level's empty cells cost nothing; a box
+/// covering more cells than the level has non-empty ones looks at those instead.
+///
+/// Storage (issue 28, a million rooms in 300 MB): each room is a 40-byte record
+/// in one array of slots (`RoomRecord`), its topic in one byte buffer
+/// (`TopicBuffer`), found by id through an open-addressing table of slots
+/// (`RoomSlotMap`); a grid holds 8 bytes a room (`RoomGridLevel`). A removed
+/// room's slot is reused by the next room added.
 package struct RoomIndex {
-    /// A room as a cell holds it: enough to order it and to test it against a box.
-    package struct Ranked {
-        package var visitedAtMs: Int64
-        package var id: RoomID
-        package var x: Double
-        package var y: Double
-
-        package func precedes(_ other: Ranked) -> Bool { (visitedAtMs, id) < (other.visitedAtMs, other.id) }
+    private var records: [RoomRecord] = []
+    /// Slots of removed rooms, reused before the records grow.
+    private var freeSlots: [Int32] = []
+    private var slots = RoomSlotMap()
+    private var topics = TopicBuffer()
+    private var levels: [RoomGridLevel] = ZoomLevel.range.map {
+        RoomGridLevel(bits: RoomIndex.cellBits(zoom: $0), byVisit: true)
     }
-
-    private struct Entry {
-        var room: RoomInfo
-        var visitedAtMs: Int64
-    }
-
-    private struct Level {
-        let bits: Int
-        /// Non-empty cells, each ascending by (last visit, id).
-        var cells: [UInt64: [Ranked]] = [:]
-
-        var side: Int { 1 << bits }
-
-        func cell(_ coordinate: Double) -> Int { min(Int(coordinate * Double(side)), side - 1) }
-
-        func key(of point: MercatorPoint) -> UInt64 { Self.key(cell(point.x), cell(point.y)) }
-
-        static func key(_ cx: Int, _ cy: Int) -> UInt64 { UInt64(cx) << 32 | UInt64(cy) }
-    }
-
-    /// Cell side at zoom `z`: 2^-(z+2) of the world, at most 2^-16 (~600 m at the equator).
-    package static func cellBits(zoom: Int) -> Int { min(zoom + 2, 16) }
-
-    private var entries: [RoomID: Entry] = [:]
-    private var levels: [Level] = ZoomLevel.range.map { Level(bits: RoomIndex.cellBits(zoom: $0)) }
     /// Every room by place alone, for nearby search: a radius names no zoom, and
     /// the levels' deep grids would make a radius of tens of kilometres look at
     /// tens of thousands of mostly empty cells per level (27 ms p99 over a
     /// million rooms for 50 km, docs/benchmarks.md). Cells are 2^-12 of the
     /// world (about 10 km at the equator): a few for a town's radius, ~300 for 50 km.
-    private var places = Level(bits: RoomIndex.placeBits)
+    private var places = RoomGridLevel(bits: RoomIndex.placeBits, byVisit: false)
     package static let placeBits = 12
+
+    /// A batch of at least this many removals is filtered out of the grids in one
+    /// pass rather than removed room by room (each moves a grid's tail).
+    static let bulkRemoval = 16
+
+    /// Cell side at zoom `z`: 2^-(z+2) of the world, at most 2^-16 (~600 m at the equator).
+    package static func cellBits(zoom: Int) -> Int { min(zoom + 2, 16) }
 
     package init() {}
 
-    package var count: Int { entries.count }
+    package var count: Int { slots.count }
 
-    package func room(_ id: RoomID) -> RoomInfo? { entries[id]?.room }
+    /// The slots the records hold, free ones included (they are reused first).
+    package var slotCapacity: Int { records.count }
 
-    package func visitedAtMs(_ id: RoomID) -> Int64? { entries[id]?.visitedAtMs }
+    /// Free slots, waiting for the next rooms.
+    package var freeSlotCount: Int { freeSlots.count }
+
+    /// Bytes of the topic buffer, removed rooms' topics not compacted yet included.
+    package var topicBytes: Int { topics.byteCount }
+
+    /// Buckets of the id → slot table.
+    package var idTableCapacity: Int { slots.capacity }
+
+    package func contains(_ id: RoomID) -> Bool { slots.slot(of: id.rawValue, in: records) != nil }
+
+    package func room(_ id: RoomID) -> RoomInfo? {
+        slots.slot(of: id.rawValue, in: records).map(info)
+    }
+
+    package func visitedAtMs(_ id: RoomID) -> Int64? {
+        slots.slot(of: id.rawValue, in: records).map { records[Int($0)].visitedAtMs }
+    }
+
+    private func info(_ slot: Int32) -> RoomInfo {
+        let record = records[Int(slot)]
+        return RoomInfo(
+            id: RoomID(record.id), position: MercatorPoint(x: record.x, y: record.y)!,
+            zoom: ZoomLevel(Int(record.zoom))!,
+            topic: topics.string(offset: record.topicOffset, length: record.topicLength))
+    }
 
     /// Adds a room, or moves a known one's last visit forward.
     package mutating func upsert(_ room: RoomInfo, visitedAtMs: Int64) {
-        guard entries[room.id] == nil else { return visit(room.id, atMs: visitedAtMs) }
-        entries[room.id] = Entry(room: room, visitedAtMs: visitedAtMs)
-        insert(ranked(room, visitedAtMs), zoom: room.zoom.value)
-        places.cells[places.key(of: room.position), default: []].append(ranked(room, 0))
+        guard !contains(room.id) else { return visit(room.id, atMs: visitedAtMs) }
+        let slot = store(room, visitedAtMs)
+        levels[room.zoom.value].insert(slot, records)
+        places.insert(slot, records)
+    }
+
+    /// `upsert` of each, the new rooms merged into each grid in one pass (a page of
+    /// the start-up load: room by room, each would move a grid's tail).
+    package mutating func upsert(contentsOf rooms: [IndexedRoom]) {
+        var added: [Int32] = []
+        var byZoom = [[Int32]](repeating: [], count: levels.count)
+        var visits: [IndexedRoom] = []
+        for entry in rooms {
+            if contains(entry.room.id) {
+                visits.append(entry)
+            } else {
+                let slot = store(entry.room, entry.visitedAtMs)
+                added.append(slot)
+                byZoom[entry.room.zoom.value].append(slot)
+            }
+        }
+        for (zoom, new) in byZoom.enumerated() where !new.isEmpty { levels[zoom].insert(contentsOf: new, records) }
+        places.insert(contentsOf: added, records)
+        for entry in visits { visit(entry.room.id, atMs: entry.visitedAtMs) }
+    }
+
+    /// A record for a new room, in a free slot if there is one; in the id table, not yet in the grids.
+    private mutating func store(_ room: RoomInfo, _ visitedAtMs: Int64) -> Int32 {
+        let topic = topics.append(room.topic)
+        let record = RoomRecord(
+            id: room.id.rawValue, x: room.position.x, y: room.position.y, visitedAtMs: visitedAtMs,
+            topicOffset: topic.offset, topicLength: topic.length, zoom: UInt8(room.zoom.value))
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            records[Int(slot)] = record
+        } else {
+            precondition(records.count < Int(Int32.max), "slots are 32-bit")
+            slot = Int32(records.count)
+            records.append(record)
+        }
+        slots.insert(slot, in: records)
+        return slot
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.
     package mutating func visit(_ id: RoomID, atMs: Int64) {
-        guard let entry = entries[id], atMs > entry.visitedAtMs else { return }
-        delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
-        entries[id]!.visitedAtMs = atMs
-        insert(ranked(entry.room, atMs), zoom: entry.room.zoom.value)
+        guard let slot = slots.slot(of: id.rawValue, in: records), atMs > records[Int(slot)].visitedAtMs else {
+            return
+        }
+        levels[Int(records[Int(slot)].zoom)].moveForward(slot, toVisit: atMs, records)
+        records[Int(slot)].visitedAtMs = atMs
     }
 
     package mutating func remove(_ id: RoomID) {
-        guard let entry = entries.removeValue(forKey: id) else { return }
-        delete(ranked(entry.room, entry.visitedAtMs), zoom: entry.room.zoom.value)
-        let key = places.key(of: entry.room.position)
-        if var cell = places.cells.removeValue(forKey: key) {
-            cell.removeAll { $0.id == id }
-            if !cell.isEmpty { places.cells[key] = cell }
+        guard let slot = slots.slot(of: id.rawValue, in: records) else { return }
+        levels[Int(records[Int(slot)].zoom)].remove(slot, records)
+        places.remove(slot, records)
+        release(slot)
+        afterRemovals()
+    }
+
+    /// `remove` of each; a batch of `bulkRemoval` or more (an expiry run's) is
+    /// filtered out of the grids in one pass.
+    package mutating func remove(contentsOf ids: [RoomID]) {
+        guard ids.count >= Self.bulkRemoval else {
+            for id in ids { remove(id) }
+            return
+        }
+        var removed: [Int32] = []
+        var byZoom = [[Int32]](repeating: [], count: levels.count)
+        for id in ids {
+            guard let slot = slots.slot(of: id.rawValue, in: records) else { continue }
+            removed.append(slot)
+            byZoom[Int(records[Int(slot)].zoom)].append(slot)
+        }
+        guard !removed.isEmpty else { return }
+        // Out of the grids while the records still say where each room is.
+        for (zoom, gone) in byZoom.enumerated() where !gone.isEmpty { levels[zoom].remove(contentsOf: gone, records) }
+        places.remove(contentsOf: removed, records)
+        for slot in removed where !records[Int(slot)].isFree { release(slot) }
+        afterRemovals()
+    }
+
+    /// Frees a room's slot: out of the id table, its topic's bytes garbage, the slot reusable.
+    private mutating func release(_ slot: Int32) {
+        slots.remove(records[Int(slot)].id, in: records)
+        topics.release(length: records[Int(slot)].topicLength)
+        records[Int(slot)].zoom = RoomRecord.free
+        records[Int(slot)].topicLength = 0
+        freeSlots.append(slot)
+    }
+
+    private mutating func afterRemovals() {
+        // The last room gone: every buffer goes back to the allocator.
+        if slots.count == 0 {
+            self = RoomIndex()
+        } else if topics.needsCompaction {
+            topics.compact(&records)
         }
     }
 
@@ -95,12 +185,13 @@ package struct RoomIndex {
     /// higher id), as `PostgresRoomStore.region` answers.
     package func rooms(in query: RegionQuery) -> [RoomInfo] {
         guard query.cap > 0 else { return [] }
-        var sources = CellMerge(box: query.box)
+        var sources = CellMerge(box: query.box, records: records)
         for z in query.zooms.clamped(to: ZoomLevel.range) {
-            collectCells(of: levels[z], in: query.box, into: &sources)
+            let level = levels[z]
+            level.forEachCell(in: query.box) { cell, whole in sources.add(level.entries, cell, whole: whole) }
         }
         return sources.takeMostRecent(query.cap)
-            .compactMap { entries[$0]?.room }
+            .map(info)
             .sorted { $0.id < $1.id }
     }
 
@@ -108,49 +199,7 @@ package struct RoomIndex {
     /// it answers (a phone's screen covers at most a few thousand; the whole
     /// world at every zoom covers every non-empty cell there is).
     package func cellsLookedAt(by query: RegionQuery) -> Int {
-        var total = 0
-        for z in query.zooms.clamped(to: ZoomLevel.range) {
-            let level = levels[z]
-            guard !level.cells.isEmpty else { continue }
-            let width = level.cell(query.box.maxX) - level.cell(query.box.minX) + 1
-            let height = level.cell(query.box.maxY) - level.cell(query.box.minY) + 1
-            total += min(width * height, level.cells.count)
-        }
-        return total
-    }
-
-    private func collectCells(of level: Level, in box: MercatorBox, into sources: inout CellMerge) {
-        forEachCell(of: level, in: box) { cell, whole in sources.add(cell, whole: whole) }
-    }
-
-    /// Every non-empty cell of the level that the box touches, and whether it
-    /// lies wholly inside the box.
-    private func forEachCell(of level: Level, in box: MercatorBox, _ body: ([Ranked], Bool) -> Void) {
-        guard !level.cells.isEmpty else { return }
-        let x0 = level.cell(box.minX)
-        let x1 = level.cell(box.maxX)
-        let y0 = level.cell(box.minY)
-        let y1 = level.cell(box.maxY)
-        let side = Double(level.side)
-        // A cell wholly inside the box needs no test per room (exact: the side is a power of two).
-        func isInside(_ cx: Int, _ cy: Int) -> Bool {
-            Double(cx) / side >= box.minX && Double(cx + 1) / side <= box.maxX
-                && Double(cy) / side >= box.minY && Double(cy + 1) / side <= box.maxY
-        }
-        let covered = (x1 - x0 + 1) * (y1 - y0 + 1)
-        if covered <= level.cells.count {
-            for cx in x0...x1 {
-                for cy in y0...y1 {
-                    if let cell = level.cells[Level.key(cx, cy)] { body(cell, isInside(cx, cy)) }
-                }
-            }
-        } else {
-            for (key, cell) in level.cells {
-                let cx = Int(key >> 32)
-                let cy = Int(key & 0xFFFF_FFFF)
-                if (x0...x1).contains(cx) && (y0...y1).contains(cy) { body(cell, isInside(cx, cy)) }
-            }
-        }
+        query.zooms.clamped(to: ZoomLevel.range).reduce(0) { $0 + levels[$1].cellsLookedAt(query.box) }
     }
 
     /// The rooms nearest the query's point that it admits, nearest first (ties:
@@ -159,77 +208,33 @@ package struct RoomIndex {
     package func nearest(_ query: NearbyQuery) -> [NearbyRoom] {
         var best = NearestRooms(limit: query.limit)
         for box in query.boxes {
-            forEachCell(of: places, in: box) { cell, whole in
-                for item in cell {
+            places.forEachCell(in: box) { cell, whole in
+                for at in cell {
+                    let slot = places.entries[at].slot
+                    let item = records[Int(slot)]
                     if !whole && !(item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY)
                     {
                         continue
                     }
-                    guard let room = entries[item.id]?.room, query.zooms.contains(room.zoom.value) else { continue }
-                    let place = GeoPoint(room.position)
+                    guard query.zooms.contains(Int(item.zoom)) else { continue }
+                    let place = GeoPoint(MercatorPoint(x: item.x, y: item.y)!)
                     let distance = Geodesy.distance(query.center, place)
-                    guard distance <= query.radiusMetres, best.wouldKeep(distance, item.id) else { continue }
+                    let id = RoomID(item.id)
+                    guard distance <= query.radiusMetres, best.wouldKeep(distance, id) else { continue }
                     let bearing = Geodesy.bearing(from: query.center, to: place)
                     guard query.admits(place, distance: distance, bearing: bearing) else { continue }
-                    best.offer(distance: distance, bearing: bearing, id: item.id)
+                    best.offer(distance: distance, bearing: bearing, id: id, slot: slot)
                 }
             }
         }
-        return best.ranked.compactMap { found in
-            entries[found.id].map {
-                NearbyRoom(room: $0.room, distanceMetres: found.distance, bearingDegrees: found.bearing)
-            }
+        return best.ranked.map {
+            NearbyRoom(room: info($0.slot), distanceMetres: $0.distance, bearingDegrees: $0.bearing)
         }
     }
 
     /// The cells a nearby query looks at (its cost, as `cellsLookedAt(by:)` is a region query's).
     package func cellsLookedAt(by query: NearbyQuery) -> Int {
-        query.boxes.reduce(0) { total, box in
-            let width = places.cell(box.maxX) - places.cell(box.minX) + 1
-            let height = places.cell(box.maxY) - places.cell(box.minY) + 1
-            return total + min(width * height, places.cells.count)
-        }
-    }
-
-    private func ranked(_ room: RoomInfo, _ visitedAtMs: Int64) -> Ranked {
-        Ranked(visitedAtMs: visitedAtMs, id: room.id, x: room.position.x, y: room.position.y)
-    }
-
-    private mutating func insert(_ item: Ranked, zoom: Int) {
-        let level = levels[zoom]
-        let key = Level.key(level.cell(item.x), level.cell(item.y))
-        levels[zoom].cells[key, default: []].insertInOrder(item)
-    }
-
-    private mutating func delete(_ item: Ranked, zoom: Int) {
-        let level = levels[zoom]
-        let key = Level.key(level.cell(item.x), level.cell(item.y))
-        guard var cell = levels[zoom].cells.removeValue(forKey: key) else { return }
-        cell.removeInOrder(item)
-        if !cell.isEmpty { levels[zoom].cells[key] = cell }
-    }
-}
-
-extension Array where Element == RoomIndex.Ranked {
-    /// The first index whose element does not precede `item`.
-    fileprivate func insertionPoint(_ item: Element) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if self[mid].precedes(item) { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
-    /// A visit is almost always the newest: the append is the common case.
-    fileprivate mutating func insertInOrder(_ item: Element) {
-        if let last, !item.precedes(last) { append(item) } else { insert(item, at: insertionPoint(item)) }
-    }
-
-    fileprivate mutating func removeInOrder(_ item: Element) {
-        let at = insertionPoint(item)
-        if at < count && self[at].id == item.id { remove(at: at) }
+        query.boxes.reduce(0) { $0 + places.cellsLookedAt($1) }
     }
 }
 
@@ -240,6 +245,7 @@ private struct NearestRooms {
         var distance: Double
         var bearing: Double
         var id: RoomID
+        var slot: Int32
     }
 
     let limit: Int
@@ -255,10 +261,10 @@ private struct NearestRooms {
         return (distance, id) < (worst.distance, worst.id)
     }
 
-    mutating func offer(distance: Double, bearing: Double, id: RoomID) {
+    mutating func offer(distance: Double, bearing: Double, id: RoomID, slot: Int32) {
         guard wouldKeep(distance, id) else { return }
         let at = ranked.firstIndex { (distance, id) < ($0.distance, $0.id) } ?? ranked.count
-        ranked.insert(Found(distance: distance, bearing: bearing, id: id), at: at)
+        ranked.insert(Found(distance: distance, bearing: bearing, id: id, slot: slot), at: at)
         if ranked.count > limit { ranked.removeLast() }
     }
 }
@@ -268,49 +274,62 @@ private struct NearestRooms {
 /// edge cells passed over for lying outside the box.
 private struct CellMerge {
     private struct Source {
-        let cell: [RoomIndex.Ranked]
+        let entries: [RoomGridLevel.Entry]
+        let cell: Range<Int>
         let whole: Bool
     }
 
     private struct Head {
         var source: Int
         var position: Int
-        var item: RoomIndex.Ranked
+        var visitedAtMs: Int64
+        var id: Int64
+
+        func precedes(_ other: Head) -> Bool { (visitedAtMs, id) < (other.visitedAtMs, other.id) }
     }
 
     let box: MercatorBox
+    let records: [RoomRecord]
     private var sources: [Source] = []
     private var total = 0
 
-    init(box: MercatorBox) { self.box = box }
+    init(box: MercatorBox, records: [RoomRecord]) {
+        self.box = box
+        self.records = records
+    }
 
-    mutating func add(_ cell: [RoomIndex.Ranked], whole: Bool) {
-        sources.append(Source(cell: cell, whole: whole))
+    mutating func add(_ entries: [RoomGridLevel.Entry], _ cell: Range<Int>, whole: Bool) {
+        sources.append(Source(entries: entries, cell: cell, whole: whole))
         total += cell.count
     }
 
-    /// The next position at or below `position` whose room lies in the box.
+    /// The next position at or below `position` (within the cell) whose room lies in the box.
     private func match(_ source: Source, from position: Int) -> Int? {
+        if source.whole { return position >= source.cell.lowerBound ? position : nil }
         var at = position
-        while at >= 0 {
-            let item = source.cell[at]
-            if source.whole || (item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY) {
-                return at
-            }
+        while at >= source.cell.lowerBound {
+            let item = records[Int(source.entries[at].slot)]
+            if item.x >= box.minX && item.x <= box.maxX && item.y >= box.minY && item.y <= box.maxY { return at }
             at -= 1
         }
         return nil
     }
 
-    func takeMostRecent(_ cap: Int) -> [RoomID] {
-        var taken: [RoomID] = []
+    private func head(_ index: Int, _ position: Int) -> Head {
+        let item = records[Int(sources[index].entries[position].slot)]
+        return Head(source: index, position: position, visitedAtMs: item.visitedAtMs, id: item.id)
+    }
+
+    /// The slots of the `cap` newest rooms in the box (all of them when fewer).
+    func takeMostRecent(_ cap: Int) -> [Int32] {
+        var taken: [Int32] = []
         taken.reserveCapacity(min(cap, total))
         if total <= cap {
             // Everything that matches fits: no order needed.
             for source in sources {
-                var at = source.cell.count - 1
+                var at = source.cell.upperBound - 1
                 while let found = match(source, from: at) {
-                    taken.append(source.cell[found].id)
+                    taken.append(source.entries[found].slot)
                     at = found - 1
                 }
             }
@@ -319,16 +338,14 @@ private struct CellMerge {
         var heap: [Head] = []
         heap.reserveCapacity(sources.count)
         for (index, source) in sources.enumerated() {
-            if let found = match(source, from: source.cell.count - 1) {
-                heap.append(Head(source: index, position: found, item: source.cell[found]))
-            }
+            if let found = match(source, from: source.cell.upperBound - 1) { heap.append(head(index, found)) }
         }
         heapify(&heap)
         while taken.count < cap, let top = heap.first {
-            taken.append(top.item.id)
             let source = sources[top.source]
-            if top.position > 0, let next = match(source, from: top.position - 1) {
-                heap[0] = Head(source: top.source, position: next, item: source.cell[next])
+            taken.append(source.entries[top.position].slot)
+            if let next = match(source, from: top.position - 1) {
+                heap[0] = head(top.source, next)
             } else {
                 heap[0] = heap[heap.count - 1]
                 heap.removeLast()
@@ -350,8 +367,8 @@ private struct CellMerge {
             let left = 2 * parent + 1
             let right = left + 1
             var largest = parent
-            if left < heap.count && heap[largest].item.precedes(heap[left].item) { largest = left }
-            if right < heap.count && heap[largest].item.precedes(heap[right].item) { largest = right }
+            if left < heap.count && heap[largest].precedes(heap[left]) { largest = left }
+            if right < heap.count && heap[largest].precedes(heap[right]) { largest = right }
             if largest == parent { return }
             heap.swapAt(parent, largest)
             parent = largest

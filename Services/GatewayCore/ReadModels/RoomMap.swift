@@ -50,7 +50,7 @@ package final class RoomMap: Sendable {
 
     /// Whether the index holds the room; nil before it is loaded.
     package func knows(_ room: RoomID) -> Bool? {
-        state.withLock { $0.loaded ? $0.index.room(room) != nil : nil }
+        state.withLock { $0.loaded ? $0.index.contains(room) : nil }
     }
 
     /// The cells answering `query` would look at (0 before the index is loaded).
@@ -68,7 +68,7 @@ package final class RoomMap: Sendable {
     /// A join or a message: the room was visited.
     package func visited(_ room: RoomID, atMs: Int64) {
         state.withLock { state in
-            if !state.loaded && state.index.room(room) == nil {
+            if !state.loaded && !state.index.contains(room) {
                 state.visitsWhileLoading[room] = max(state.visitsWhileLoading[room] ?? 0, atMs)
             } else {
                 state.index.visit(room, atMs: atMs)
@@ -78,20 +78,22 @@ package final class RoomMap: Sendable {
 
     package func removed(_ rooms: [RoomID]) {
         state.withLock { state in
-            for room in rooms {
-                state.index.remove(room)
-                if !state.loaded { state.removedWhileLoading.insert(room) }
-            }
+            state.index.remove(contentsOf: rooms)
+            if !state.loaded { state.removedWhileLoading.formUnion(rooms) }
         }
     }
 
-    /// One page of the start-up load.
+    /// One page of the start-up load (merged into the index in one pass).
     package func load(_ page: [IndexedRoom]) {
         state.withLock { state in
-            for entry in page where !state.removedWhileLoading.contains(entry.room.id) {
-                let visit = max(entry.visitedAtMs, state.visitsWhileLoading.removeValue(forKey: entry.room.id) ?? 0)
-                state.index.upsert(entry.room, visitedAtMs: visit)
+            var rooms: [IndexedRoom] = []
+            rooms.reserveCapacity(page.count)
+            for var entry in page where !state.removedWhileLoading.contains(entry.room.id) {
+                entry.visitedAtMs = max(
+                    entry.visitedAtMs, state.visitsWhileLoading.removeValue(forKey: entry.room.id) ?? 0)
+                rooms.append(entry)
             }
+            state.index.upsert(contentsOf: rooms)
         }
     }
 
