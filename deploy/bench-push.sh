@@ -14,15 +14,7 @@ set -euo pipefail
 cd "$ROOT"
 
 STATE="$ROOT/.data/bench-push"
-ORIGINAL_ARGS="$*"
-KEEP=0
-ARGS=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --keep) KEEP=1; shift ;;
-    *) ARGS+=("$1"); shift ;;
-  esac
-done
+bench_arguments "$@"
 
 bash deploy/install.sh
 mkdir -p "$ROOT/.data"
@@ -47,4 +39,4 @@ hello_start "$hello_port" "$STATE/logs/hello.log"
 hello_pid=$HELLO_PID
 
 .venv/bin/python -m geochat_bench.push --stack-env "$STATE/stack.env" --hello-url "http://127.0.0.1:$hello_port" --hello-pid "$hello_pid" \
-  --command "bash deploy/bench-push.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"
+  --command "bash deploy/bench-push.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}"

@@ -10,15 +10,7 @@ set -euo pipefail
 cd "$ROOT"
 
 STATE="$ROOT/.data/bench-scale"
-ORIGINAL_ARGS="$*"
-KEEP=0
-ARGS=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --keep) KEEP=1; shift ;;
-    *) ARGS+=("$1"); shift ;;
-  esac
-done
+bench_arguments "$@"
 
 bash deploy/install.sh
 mkdir -p "$ROOT/.data"
@@ -37,4 +29,4 @@ bash deploy/stack.sh up --release --no-build --state-dir "$STATE" --gateways 4 \
   --env GEOCHAT_LOG_LEVEL=warning "${NO_RATE_LIMITS[@]}" >/dev/null
 
 .venv/bin/python -m geochat_bench.scale --stack-env "$STATE/stack.env" \
-  --command "bash deploy/bench-scale.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"
+  --command "bash deploy/bench-scale.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}"

@@ -11,15 +11,7 @@ cd "$ROOT"
 
 STATE="$ROOT/.data/bench-writes"
 PHP="$ROOT/../shared/peers/php"
-ORIGINAL_ARGS="$*"
-KEEP=0
-ARGS=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --keep) KEEP=1; shift ;;
-    *) ARGS+=("$1"); shift ;;
-  esac
-done
+bench_arguments "$@"
 [ -x "$PHP/up" ] || die "the PHP reference server is not at $PHP"
 
 bash deploy/install.sh
@@ -48,4 +40,4 @@ php_port=$(free_port)
 wait_http "http://127.0.0.1:$php_port/chat.php?v=5&cmd=start&nick=probe" 60 || die "the PHP server did not start"
 
 .venv/bin/python -m geochat_bench.writes --stack-env "$STATE/stack.env" --php-url "http://127.0.0.1:$php_port" \
-  --command "bash deploy/bench-writes.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"
+  --command "bash deploy/bench-writes.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}"

@@ -223,3 +223,16 @@ service_start() { # NAME BINARY ENVFILE LOGFILE PIDFILE
   ) &
   echo $! > "$pidfile"
 }
+
+# A benchmark script's arguments (bench-push, bench-writes, bench-scale, bench-request-cpu):
+# --keep (leave its stack running) sets KEEP=1, the rest go to its Python module in
+# BENCH_ARGS; ORIGINAL_ARGS is the command line its doc block states.
+bench_arguments() {
+  ORIGINAL_ARGS="$*"
+  KEEP=0
+  BENCH_ARGS=()
+  local arg
+  for arg in "$@"; do
+    if [ "$arg" = --keep ]; then KEEP=1; else BENCH_ARGS+=("$arg"); fi
+  done
+}
