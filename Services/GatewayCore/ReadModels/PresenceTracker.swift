@@ -69,7 +69,9 @@ package final class PresenceTracker: Sendable {
     /// A session is republished at most this often while it stays active.
     /// A session is present while its last sign of life is this recent (an admin may change it live).
     package var presenceTimeoutMs: Int64 { timeoutMs() }
-    package var refreshMs: Int64 { max(timeoutMs() / 3, 1000) }
+    package var refreshMs: Int64 { Self.refresh(timeoutMs: timeoutMs()) }
+
+    private static func refresh(timeoutMs: Int64) -> Int64 { max(timeoutMs / 3, 1000) }
 
     /// A request carried this session id (and the session is live). When this
     /// gateway had not seen it within the presence timeout, the rooms service
@@ -80,7 +82,8 @@ package final class PresenceTracker: Sendable {
     package func seen(_ id: SessionID, atMs now: Int64) -> Task<Void, Never>? {
         state.withLock { state -> Task<Void, Never>? in
             let returning = note(id, atMs: now, in: &state)
-            if let running = state.marking[id] { return running }
+            // Empty nearly always: a poll then hashes nothing more.
+            if !state.marking.isEmpty, let running = state.marking[id] { return running }
             guard returning else { return nil }
             let timeout = timeoutMs()
             let task = Task {
@@ -104,8 +107,8 @@ package final class PresenceTracker: Sendable {
 
     /// Records the sighting; true when the session was not seen here within the timeout.
     private func note(_ id: SessionID, atMs now: Int64, in state: inout State) -> Bool {
-        let refresh = refreshMs
         let timeout = timeoutMs()
+        let refresh = Self.refresh(timeoutMs: timeout)
         let previous = state.sightings[id]
         var sighting = previous ?? Sighting(seenMs: now)
         sighting.seenMs = max(sighting.seenMs, now)
