@@ -38,8 +38,14 @@ struct GatewayMain {
         host.runs("room index") { [logger = host.logger] in
             // No client waits on a page: a slow one is waited for rather than asked again.
             let loading = ServiceClients(bus: gateway.services.bus, timeout: max(settings.requestTimeout, .seconds(30)))
-            await gateway.rooms.loadAll(from: loading, ranges: settings.indexLoadRanges, logger: logger)
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            let snapshot = await settings.roomSnapshot?.read(logger: logger)
+            await gateway.rooms.loadAll(
+                from: loading, ranges: settings.indexLoadRanges, snapshot: snapshot, logger: logger)
+            if let file = settings.roomSnapshot {
+                await file.keep(gateway.rooms, every: settings.roomSnapshotInterval, logger: logger)
+            } else {
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            }
         }
         host.readyWhen { gateway.rooms.isLoaded }
         host.runs("presence") { [events = host.events] in

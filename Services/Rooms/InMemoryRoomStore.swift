@@ -20,6 +20,8 @@ final class InMemoryRoomStore: RoomStore {
         var nextID: RoomID = 1
         /// Removed rooms and why (ids are never reused).
         var removed: [RoomID: String] = [:]
+        /// When each was removed.
+        var removedAtMs: [RoomID: Int64] = [:]
         var endedSessions: Set<SessionID> = []
     }
 
@@ -76,11 +78,30 @@ final class InMemoryRoomStore: RoomStore {
 
     func find(_ id: RoomID) async throws -> RoomInfo? { state.withLock { $0.rooms[id]?.info } }
 
-    func page(after: RoomID, before: RoomID?, limit: Int) async throws -> [IndexedRoom] {
+    func page(after: RoomID, before: RoomID?, changes: RoomChangeWindow?, limit: Int) async throws -> [IndexedRoom] {
         state.withLock { state in
             state.rooms.values.filter { $0.info.id > after && $0.info.id < (before ?? .max) }
+                .filter { room in
+                    guard let changes else { return true }
+                    return room.info.id > changes.above || (room.lastVisitedMs >= changes.sinceMs && !room.isLobby)
+                }
                 .sorted { $0.info.id < $1.info.id }.prefix(limit)
                 .map { IndexedRoom(room: $0.info, visitedAtMs: $0.lastVisitedMs) }
+        }
+    }
+
+    func removedRooms(since: Date, after: RoomID, limit: Int) async throws -> [RoomID] {
+        let sinceMs = WallClock.milliseconds(since)
+        return state.withLock { state in
+            Array(state.removedAtMs.filter { $0.key > after && $0.value >= sinceMs }.keys.sorted().prefix(limit))
+        }
+    }
+
+    func tally() async throws -> RoomTally {
+        state.withLock { state in
+            RoomTally(
+                count: state.rooms.count,
+                wrappingIDSum: state.rooms.keys.reduce(0) { $0 &+ UInt64(bitPattern: $1.rawValue) })
         }
     }
 
@@ -202,6 +223,7 @@ final class InMemoryRoomStore: RoomStore {
                 if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
                     state.rooms[id] = nil
                     state.removed[id] = state.removed[id] ?? reason
+                    state.removedAtMs[id] = state.removedAtMs[id] ?? now()
                     all.append(id)
                     new.append(id)
                 } else if state.removed[id] == reason, !all.contains(id) {
@@ -237,6 +259,7 @@ final class InMemoryRoomStore: RoomStore {
             if found.isLobby { return Announced(.lobby, event: nil) }
             state.rooms[room] = nil
             state.removed[room] = state.removed[room] ?? reason
+            state.removedAtMs[room] = state.removedAtMs[room] ?? now()
             return Announced(.removed, event: try stage(.removed(room: room, reason: reason)))
         }
     }

@@ -71,6 +71,9 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         Migration(
             6, "a room's most recently active members first (participants read at most Limits.maxMembersRead)",
             ["CREATE INDEX memberships_recent ON rooms.memberships (room_id, active_at DESC)"]),
+        Migration(
+            7, "removals by time, for a gateway catching up after its room snapshot",
+            ["CREATE INDEX removed_rooms_recent ON rooms.removed_rooms (removed_at)"]),
     ]
 
     static let service = "rooms"
@@ -148,7 +151,10 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     /// One row of six arrays, not a row per room: decoding a row costs far more
     /// than an array element, and a gateway's start-up reads every room
     /// (4,000 rows took half a second in the debug build, docs/benchmarks.md).
-    func page(after: RoomID, before: RoomID?, limit: Int) async throws -> [IndexedRoom] {
+    /// A change window's two conditions each have an index (the primary key,
+    /// `rooms_idle`); without a window `$4` is null and they are not looked at.
+    func page(after: RoomID, before: RoomID?, changes: RoomChangeWindow?, limit: Int) async throws -> [IndexedRoom] {
+        let since = changes.map { WallClock.date($0.sinceMs) }
         let rows = try await client.query(
             """
             SELECT coalesce(array_agg(id ORDER BY id), '{}'), coalesce(array_agg(x ORDER BY id), '{}'),
@@ -156,7 +162,10 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                    coalesce(array_agg(topic ORDER BY id), '{}'),
                    coalesce(array_agg(floor(extract(epoch FROM last_visited_at) * 1000)::bigint ORDER BY id), '{}')
             FROM (SELECT id, x, y, z, topic, last_visited_at FROM rooms.rooms
-                  WHERE id > \(after) AND id < \(before ?? .max) ORDER BY id LIMIT \(limit)) page
+                  WHERE id > \(after) AND id < \(before ?? .max)
+                    AND (\(since)::timestamptz IS NULL OR id > \(changes?.above ?? 0)
+                         OR (last_visited_at >= \(since) AND NOT is_lobby))
+                  ORDER BY id LIMIT \(limit)) page
             """, logger: logger)
         var rooms: [IndexedRoom] = []
         for try await (ids, xs, ys, zs, topics, visits) in rows.decode(
@@ -174,6 +183,28 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
             }
         }
         return rooms
+    }
+
+    func removedRooms(since: Date, after: RoomID, limit: Int) async throws -> [RoomID] {
+        let rows = try await client.query(
+            """
+            SELECT id FROM rooms.removed_rooms WHERE removed_at >= \(since) AND id > \(after) ORDER BY id LIMIT \(limit)
+            """, logger: logger)
+        var ids: [RoomID] = []
+        for try await id in rows.decode(RoomID.self) { ids.append(id) }
+        return ids
+    }
+
+    /// The checksum as `RoomTally` defines it: the sum of the ids modulo 2^62.
+    func tally() async throws -> RoomTally {
+        let rows = try await client.query(
+            """
+            SELECT count(*), (coalesce(sum(id), 0) % \(RoomTally.checksumModulus))::bigint FROM rooms.rooms
+            """, logger: logger)
+        for try await (count, checksum) in rows.decode((Int, Int64).self) {
+            return RoomTally(count: count, idChecksum: checksum)
+        }
+        return RoomTally(count: 0, idChecksum: 0)
     }
 
     func highestID() async throws -> RoomID {

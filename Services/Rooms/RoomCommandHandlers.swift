@@ -25,8 +25,15 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(ListRoomsPage.self) { command, _ in
             try await store.page(
-                after: command.after, before: command.before, limit: min(max(command.limit, 1), ListRoomsPage.maxLimit))
+                after: command.after, before: command.before, changes: command.changes,
+                limit: min(max(command.limit, 1), ListRoomsPage.maxLimit))
         }
+        handlers.on(ListRemovedRooms.self) { command, _ in
+            try await store.removedRooms(
+                since: WallClock.date(command.sinceMs), after: command.after,
+                limit: min(max(command.limit, 1), ListRemovedRooms.maxLimit))
+        }
+        handlers.on(TallyRooms.self) { _, _ in try await store.tally() }
         handlers.on(HighestRoomID.self) { _, _ in try await store.highestID() }
         handlers.on(LocateLobby.self) { _, _ in
             guard let room = try await store.lobby() else { throw ProtocolError.noSuchChat }

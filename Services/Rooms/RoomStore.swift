@@ -17,8 +17,13 @@ protocol RoomStore: Sendable {
     func region(_ query: RegionQuery) async throws -> [RoomInfo]
     func find(_ id: RoomID) async throws -> RoomInfo?
     /// Every room with an id above `after` and below `before` (nil: no bound),
-    /// ascending, at most `limit`, with its last visit (gateways' index load).
-    func page(after: RoomID, before: RoomID?, limit: Int) async throws -> [IndexedRoom]
+    /// ascending, at most `limit`, with its last visit (gateways' index load);
+    /// with `changes`, only the rooms in that window (a gateway's catch-up after its snapshot).
+    func page(after: RoomID, before: RoomID?, changes: RoomChangeWindow?, limit: Int) async throws -> [IndexedRoom]
+    /// Ids of the rooms removed at or after `since`, above `after`, ascending, at most `limit`.
+    func removedRooms(since: Date, after: RoomID, limit: Int) async throws -> [RoomID]
+    /// The rooms stored: how many, and their ids' checksum.
+    func tally() async throws -> RoomTally
     /// The highest room id stored, 0 for none.
     func highestID() async throws -> RoomID
     func lobby() async throws -> RoomInfo?

@@ -14,10 +14,12 @@ import Testing
 @Suite struct RoomMapLoadTests {
     static let world = MercatorBox(MercatorPoint(x: 0, y: 0)!, MercatorPoint(x: 1, y: 1)!)
 
-    static func cluster(rooms count: Int) async throws -> (ServiceClients, InMemoryRoomStore) {
+    static func cluster(rooms count: Int, now: @escaping @Sendable () -> Int64 = WallClock.nowMs) async throws -> (
+        ServiceClients, InMemoryRoomStore
+    ) {
         let logger = Logger(label: "room-map-test")
         let bus = InMemoryCommandBus()
-        let store = InMemoryRoomStore()
+        let store = InMemoryRoomStore(now: now)
         bus.register(
             RoomCommandHandlers(
                 store: store, outbox: OutboxRelay(outbox: store.outbox, events: RecordedEvents(), logger: logger),
@@ -41,7 +43,7 @@ import Testing
             map.rooms(in: RegionQuery(box: Self.world, zooms: 0...17, cap: 10)) == nil, "not answered before the load")
         await map.loadAll(from: backend, ranges: ranges, logger: Logger(label: "room-map-test"))
         #expect(map.isLoaded)
-        let all = try await store.page(after: 0, before: nil, limit: .max)
+        let all = try await store.page(after: 0, before: nil, changes: nil, limit: .max)
         #expect(map.count == all.count)
         for zooms in [0...17, 3...6, 12...12] {
             let query = RegionQuery(box: Self.world, zooms: zooms, cap: 500)
@@ -62,7 +64,7 @@ import Testing
         await map.loadAll(from: ServiceClients(bus: bus, timeout: TestPatience.deadline), ranges: 4, logger: logger)
         #expect(map.isLoaded)
         #expect(
-            map.count == (try await store.page(after: 0, before: nil, limit: 10).count),
+            map.count == (try await store.page(after: 0, before: nil, changes: nil, limit: 10).count),
             "the lobby, if the store has one")
     }
 }

@@ -35,6 +35,10 @@ struct GatewaySettings: Sendable {
     var bodyTimeout: Duration
     /// Id ranges the room index loads side by side at start.
     var indexLoadRanges: Int
+    /// Where the room index is kept between runs (`room.snapshot.file`); nil: nowhere, every start loads every room.
+    var roomSnapshot: RoomSnapshotFile?
+    /// How often the room snapshot is written while the gateway runs (and once at a graceful stop).
+    var roomSnapshotInterval: Duration
     /// Push subscribers and long polls (docs/api.md, "Push").
     var push: PushSettings
     /// The web map's files (`web/` of the repository), served at `/` and `/map/`;
@@ -73,6 +77,14 @@ struct GatewaySettings: Sendable {
         idleTimeout = .seconds(try configuration.int("http.idle.timeout.s", default: 15))
         bodyTimeout = .seconds(try configuration.int("http.body.timeout.s", default: 10))
         indexLoadRanges = min(max(try configuration.int("index.load.ranges", default: 4), 1), 64)
+        let snapshotPath = configuration.string("room.snapshot.file", default: "")
+        roomSnapshot = snapshotPath.isEmpty ? nil : RoomSnapshotFile(path: snapshotPath)
+        roomSnapshotInterval = .seconds(try configuration.int("room.snapshot.interval.s", default: 300))
+        guard roomSnapshotInterval > .zero else {
+            throw ConfigurationError(
+                key: "room.snapshot.interval.s", value: "\(roomSnapshotInterval.components.seconds)",
+                expected: "a positive number of seconds")
+        }
         push = try PushSettings(configuration)
         webDirectory = configuration.string("web.dir", default: "")
         leafletDirectory = configuration.string("leaflet.dir", default: "/usr/share/javascript/leaflet")

@@ -24,6 +24,8 @@ package struct RoomIndex {
     private var freeSlots: [Int32] = []
     private var slots = RoomSlotMap()
     private var topics = TopicBuffer()
+    /// The rooms' ids summed with wrapping arithmetic (`RoomTally`).
+    private var idSum: UInt64 = 0
     private var levels: [RoomGridLevel] = ZoomLevel.range.map {
         RoomGridLevel(bits: RoomIndex.cellBits(zoom: $0), byVisit: true)
     }
@@ -57,6 +59,17 @@ package struct RoomIndex {
 
     /// Buckets of the id → slot table.
     package var idTableCapacity: Int { slots.capacity }
+
+    /// How many rooms and the checksum of their ids, to compare with the rooms service's.
+    package var tally: RoomTally { RoomTally(count: count, wrappingIDSum: idSum) }
+
+    /// Each room in slots `range` (free slots skipped), with its topic's UTF-8: what a snapshot writes.
+    func forEachRoom(inSlots range: Range<Int>, _ body: (RoomRecord, UnsafeBufferPointer<UInt8>) -> Void) {
+        for slot in range.clamped(to: records.indices) where !records[slot].isFree {
+            let record = records[slot]
+            topics.withBytes(offset: record.topicOffset, length: record.topicLength) { body(record, $0) }
+        }
+    }
 
     package func contains(_ id: RoomID) -> Bool { slots.slot(of: id.rawValue, in: records) != nil }
 
@@ -110,6 +123,7 @@ package struct RoomIndex {
         let record = RoomRecord(
             id: room.id.rawValue, x: room.position.x, y: room.position.y, visitedAtMs: visitedAtMs,
             topicOffset: topic.offset, topicLength: topic.length, zoom: UInt8(room.zoom.value))
+        idSum &+= UInt64(bitPattern: room.id.rawValue)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -165,6 +179,7 @@ package struct RoomIndex {
     /// Frees a room's slot: out of the id table, its topic's bytes garbage, the slot reusable.
     private mutating func release(_ slot: Int32) {
         slots.remove(records[Int(slot)].id, in: records)
+        idSum &-= UInt64(bitPattern: records[Int(slot)].id)
         topics.release(length: records[Int(slot)].topicLength)
         records[Int(slot)].zoom = RoomRecord.free
         records[Int(slot)].topicLength = 0

@@ -27,6 +27,12 @@ package final class RoomMap: Sendable {
 
     package var isLoaded: Bool { state.withLock { $0.loaded } }
     package var count: Int { state.withLock { $0.index.count } }
+    package var tally: RoomTally { state.withLock { $0.index.tally } }
+
+    /// How long before a snapshot began its catch-up looks for changes: an
+    /// event still on its way to this gateway then (Kafka away for a while),
+    /// and a rooms service clock behind this one, fall inside it.
+    package static let snapshotMargin: Duration = .seconds(600)
 
     /// The answer to a region query; nil until loaded (the caller asks the rooms service then).
     package func rooms(in query: RegionQuery) -> [RoomInfo]? {
@@ -97,6 +103,36 @@ package final class RoomMap: Sendable {
         }
     }
 
+    /// Writes the loaded index, `chunkSlots` slots at a time under the lock,
+    /// so a query waits for one chunk at most; nil when not loaded. The
+    /// chunks are not one instant: a room made or visited meanwhile may be
+    /// missed, and it lies inside the catch-up window of `takenAtMs`; a room
+    /// removed meanwhile may be written, and its removal is in that window too.
+    package func writeSnapshot(
+        takenAtMs: Int64, chunkSlots: Int = 16_384, _ emit: ([UInt8]) throws -> Void
+    ) rethrows -> Int? {
+        guard isLoaded else { return nil }
+        var writer = RoomSnapshot.Writer(takenAtMs: takenAtMs)
+        var slot = 0
+        while true {
+            let more = state.withLock { state in
+                state.index.forEachRoom(inSlots: slot..<slot + chunkSlots) { writer.append($0, topic: $1) }
+                return slot + chunkSlots < state.index.slotCapacity
+            }
+            try emit(writer.takeBytes())
+            guard more else { break }
+            slot += chunkSlots
+        }
+        try emit(writer.finish())
+        return writer.rooms
+    }
+
+    /// Drops what a snapshot loaded, keeping what events said while loading
+    /// (removals, visits): the full load comes next.
+    private func discardLoaded() {
+        state.withLock { $0.index = RoomIndex() }
+    }
+
     package func finishLoading() {
         state.withLock { state in
             state.loaded = true
@@ -111,8 +147,26 @@ package final class RoomMap: Sendable {
     /// (its position fixed first): an event after that is seen, one before is
     /// in the pages; a room above the highest id read at the start was created
     /// after it, so its `created` event is seen.
-    package func loadAll(from backend: ServiceClients, ranges: Int, logger: Logger) async {
+    package func loadAll(
+        from backend: ServiceClients, ranges: Int, snapshot: RoomSnapshot.Contents? = nil, logger: Logger
+    ) async {
         let started = ContinuousClock.now
+        if let snapshot {
+            snapshot.forEachPage(size: Self.pageSize) { load($0) }
+            if await catchUp(after: snapshot, from: backend, logger: logger) {
+                finishLoading()
+                logger.info(
+                    "room index loaded from its snapshot",
+                    metadata: [
+                        "rooms": "\(count)", "snapshot_rooms": "\(snapshot.rooms)",
+                        "snapshot_age_s": "\((WallClock.nowMs() - snapshot.takenAtMs) / 1000)",
+                        "seconds": "\((ContinuousClock.now - started).components.seconds)",
+                    ])
+                return
+            }
+            guard !Task.isCancelled else { return }
+            discardLoaded()
+        }
         guard
             let highestID = await untilAnswered(
                 logger,
@@ -141,6 +195,88 @@ package final class RoomMap: Sendable {
                 "rooms": "\(count)", "ranges": "\(ranges)",
                 "seconds": "\((ContinuousClock.now - started).components.seconds)",
             ])
+    }
+
+    /// After a snapshot was loaded: the rooms made or visited since it began
+    /// (minus `snapshotMargin`) and those removed since, from the rooms
+    /// service; true when the index then holds what the rooms service holds
+    /// (`RoomTally`; asked a few times, as events of changes made meanwhile
+    /// may still be on their way). False: load every room instead.
+    private func catchUp(after snapshot: RoomSnapshot.Contents, from backend: ServiceClients, logger: Logger) async
+        -> Bool
+    {
+        let window = RoomChangeWindow(
+            sinceMs: snapshot.takenAtMs - Int64(Self.snapshotMargin.components.seconds) * 1000,
+            above: snapshot.highestID)
+        var after: RoomID = 0
+        while true {
+            guard
+                let page = await answered(
+                    logger,
+                    { () async throws(ProtocolError) in
+                        try await backend.send(
+                            ListRoomsPage(after: after, limit: Self.pageSize, changes: window))
+                    })
+            else { return false }
+            load(page)
+            guard let last = page.last, page.count == Self.pageSize else { break }
+            after = last.room.id
+        }
+        after = 0
+        while true {
+            guard
+                let gone = await answered(
+                    logger,
+                    { () async throws(ProtocolError) in
+                        try await backend.send(
+                            ListRemovedRooms(sinceMs: window.sinceMs, after: after, limit: ListRemovedRooms.maxLimit))
+                    })
+            else { return false }
+            removed(gone)
+            guard let last = gone.last, gone.count == ListRemovedRooms.maxLimit else { break }
+            after = last
+        }
+        for attempt in 1...Self.tallyAttempts {
+            guard
+                let theirs = await answered(
+                    logger, { () async throws(ProtocolError) in try await backend.send(TallyRooms()) })
+            else { return false }
+            let ours = tally
+            if theirs == ours { return true }
+            if attempt == Self.tallyAttempts {
+                logger.warning(
+                    "room snapshot and the rooms service disagree; loading every room",
+                    metadata: [
+                        "rooms": "\(ours.count)", "rooms_service_rooms": "\(theirs.count)",
+                    ])
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        return false
+    }
+
+    static let tallyAttempts = 5
+    /// Asks of the catch-up are tried this often before the full load takes over
+    /// (a rooms service that predates them refuses them every time).
+    static let catchUpAttempts = 20
+
+    /// The answer, asked again a few times; nil when there is none (the caller loads every room).
+    private func answered<Answer>(
+        _ logger: Logger, _ ask: () async throws(ProtocolError) -> Answer
+    ) async -> Answer? {
+        for attempt in 1...Self.catchUpAttempts where !Task.isCancelled {
+            do throws(ProtocolError) {
+                return try await ask()
+            } catch {
+                if attempt == Self.catchUpAttempts {
+                    logger.warning(
+                        "room snapshot catch-up gets no answer; loading every room", metadata: ["error": "\(error.code)"])
+                } else {
+                    try? await Task.sleep(for: .milliseconds(min(100 * attempt, 1000)))
+                }
+            }
+        }
+        return nil
     }
 
     /// The rooms with ids above `after` and below `before`, page by page.

@@ -20,9 +20,11 @@ struct TopicBuffer {
     }
 
     func string(offset: UInt32, length: UInt16) -> String {
-        bytes.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + Int(length)]), as: UTF8.self)
-        }
+        withBytes(offset: offset, length: length) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func withBytes<Result>(offset: UInt32, length: UInt16, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + Int(length)])) }
     }
 
     /// A topic's bytes are no longer used.

@@ -193,7 +193,8 @@ public struct RemoveRoom: RoomsWireCommand, OperatorCommand {
 /// id above `after` and below `before` (none: no upper bound), ascending, at
 /// most `limit` (capped at `maxLimit`), with its last visit. A gateway pages
 /// through several id ranges side by side (`HighestRoomID` tells how far).
-/// Reads in any order, so no key.
+/// With `changes`, only the rooms changed in that window: what a gateway that
+/// started from its snapshot lacks. Reads in any order, so no key.
 public struct ListRoomsPage: RoomsWireCommand {
     public typealias Reply = [IndexedRoom]
     public static let name = "roomsPage"
@@ -202,13 +203,47 @@ public struct ListRoomsPage: RoomsWireCommand {
     public var after: RoomID
     public var before: RoomID?
     public var limit: Int
+    /// Nil: every room. (A rooms service that predates it answers every room: more than asked, never less.)
+    public var changes: RoomChangeWindow?
     public var partitionKey: String? { nil }
 
-    public init(after: RoomID, before: RoomID? = nil, limit: Int) {
+    public init(after: RoomID, before: RoomID? = nil, limit: Int, changes: RoomChangeWindow? = nil) {
         self.after = after
         self.before = before
         self.limit = limit
+        self.changes = changes
     }
+}
+
+/// The rooms removed at or after `sinceMs` (by an admin or an expiry job),
+/// ids above `after`, ascending, at most `limit` (capped at `maxLimit`): what
+/// a gateway that started from its snapshot must drop. Ids are never reused,
+/// so a removal is final. Reads in any order, so no key.
+public struct ListRemovedRooms: RoomsWireCommand {
+    public typealias Reply = [RoomID]
+    public static let name = "removedRooms"
+    public static let maxLimit = 20_000
+    public var sinceMs: Int64
+    public var after: RoomID
+    public var limit: Int
+    public var partitionKey: String? { nil }
+
+    public init(sinceMs: Int64, after: RoomID, limit: Int) {
+        self.sinceMs = sinceMs
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// How many rooms are stored, and the checksum of their ids: a gateway that
+/// started from its snapshot compares its index with it, and loads every room
+/// when they differ (a restored or emptied database, rooms written by hand).
+public struct TallyRooms: RoomsWireCommand {
+    public typealias Reply = RoomTally
+    public static let name = "tallyRooms"
+    public var partitionKey: String? { nil }
+
+    public init() {}
 }
 
 /// The highest room id stored (0 for none): the end of the id ranges a
