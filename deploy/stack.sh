@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 
 PORTS="$STATE/ports.env"
-mkdir -p "$STATE/logs" "$STATE/pids" "$STATE/instances"
+mkdir -p "$STATE/logs" "$STATE/pids" "$STATE/instances" "$STATE/snapshots"
 
 save_port() { grep -q "^$1=" "$PORTS" 2>/dev/null || echo "$1=$2" >> "$PORTS"; }
 port_of() { grep "^$1=" "$PORTS" 2>/dev/null | tail -n1 | cut -d= -f2; }
@@ -97,6 +97,8 @@ write_instance_env() { # NAME INSTANCE
       echo "GEOCHAT_ADMIN_HOST=127.0.0.1"; echo "GEOCHAT_ADMIN_PORT=$(port_of "$2-admin")"
       # The web map's files (web/), and Debian's Leaflet beside them (libjs-leaflet).
       echo "GEOCHAT_WEB_DIR=$ROOT/web"
+      # The region index kept between runs: a restart reads it and asks only for what changed.
+      echo "GEOCHAT_ROOM_SNAPSHOT_FILE=$STATE/snapshots/$2.rooms"
     fi
     # Admin passwords cross Kafka sealed with one key, operators' removals with another
     # (docs/security.md, "Secrets and the bus").

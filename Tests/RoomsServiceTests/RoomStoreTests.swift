@@ -95,23 +95,38 @@ import Testing
         #expect(
             try await store.region(RegionQuery(box: box, zooms: 8...8, cap: 1)).map(\.id) == [room.id],
             "newest visit wins the cap")
-        #expect(try await store.page(after: 0, before: nil, changes: nil, limit: 10).map(\.room.id) == [lobby.id, room.id, other.id])
-        #expect(try await store.page(after: 0, before: other.id, changes: nil, limit: 10).map(\.room.id) == [lobby.id, room.id])
-        #expect(try await store.page(after: room.id, before: other.id, changes: nil, limit: 10).isEmpty, "both bounds are exclusive")
+        #expect(
+            try await store.page(after: 0, before: nil, changes: nil, limit: 10).map(\.room.id) == [
+                lobby.id, room.id, other.id,
+            ])
+        #expect(
+            try await store.page(after: 0, before: other.id, changes: nil, limit: 10).map(\.room.id) == [
+                lobby.id, room.id,
+            ])
+        #expect(
+            try await store.page(after: room.id, before: other.id, changes: nil, limit: 10).isEmpty,
+            "both bounds are exclusive")
         #expect(try await store.highestID() == other.id)
         let paged = try await store.page(after: lobby.id, before: nil, changes: nil, limit: 1)
         #expect(paged.map(\.room) == [room])
         #expect(abs(paged[0].visitedAtMs - WallClock.nowMs()) < 60_000, "a page carries the last visit")
         // A gateway's catch-up after its snapshot: rooms above its highest id or visited since, the lobby never by its visit.
         let recently = RoomChangeWindow(sinceMs: WallClock.nowMs() - 60_000, above: room.id)
-        #expect(try await store.page(after: 0, before: nil, changes: recently, limit: 10).map(\.room.id) == [room.id, other.id])
+        #expect(
+            try await store.page(after: 0, before: nil, changes: recently, limit: 10).map(\.room.id) == [
+                room.id, other.id,
+            ])
         let aMinuteOn = WallClock.nowMs() + 60_000
         #expect(
-            try await store.page(after: 0, before: nil, changes: RoomChangeWindow(sinceMs: aMinuteOn, above: room.id), limit: 10)
-                .map(\.room.id) == [other.id], "created above the snapshot's highest id")
+            try await store.page(
+                after: 0, before: nil, changes: RoomChangeWindow(sinceMs: aMinuteOn, above: room.id), limit: 10
+            )
+            .map(\.room.id) == [other.id], "created above the snapshot's highest id")
         #expect(
-            try await store.page(after: 0, before: nil, changes: RoomChangeWindow(sinceMs: aMinuteOn, above: other.id), limit: 10)
-                .isEmpty)
+            try await store.page(
+                after: 0, before: nil, changes: RoomChangeWindow(sinceMs: aMinuteOn, above: other.id), limit: 10
+            )
+            .isEmpty)
         #expect(
             try await store.tally()
                 == RoomTally(count: 3, wrappingIDSum: UInt64(lobby.id.rawValue + room.id.rawValue + other.id.rawValue)))

@@ -146,27 +146,44 @@ package final class RoomMap: Sendable {
     /// page until the rooms service answers. Start it once the event feed reads
     /// (its position fixed first): an event after that is seen, one before is
     /// in the pages; a room above the highest id read at the start was created
-    /// after it, so its `created` event is seen.
+    /// after it, so its `created` event is seen. With a snapshot, its rooms
+    /// first, then only what changed since (`catchUp`); every room when that
+    /// fails. Nil when cancelled before the end.
+    @discardableResult
     package func loadAll(
         from backend: ServiceClients, ranges: Int, snapshot: RoomSnapshot.Contents? = nil, logger: Logger
-    ) async {
+    ) async -> RoomIndexLoad? {
         let started = ContinuousClock.now
+        var load = RoomIndexLoad.everyRoom
         if let snapshot {
-            snapshot.forEachPage(size: Self.pageSize) { load($0) }
-            if await catchUp(after: snapshot, from: backend, logger: logger) {
-                finishLoading()
-                logger.info(
-                    "room index loaded from its snapshot",
-                    metadata: [
-                        "rooms": "\(count)", "snapshot_rooms": "\(snapshot.rooms)",
-                        "snapshot_age_s": "\((WallClock.nowMs() - snapshot.takenAtMs) / 1000)",
-                        "seconds": "\((ContinuousClock.now - started).components.seconds)",
-                    ])
-                return
+            snapshot.forEachPage(size: Self.pageSize) { self.load($0) }
+            if await catchUp(after: snapshot, from: backend, ranges: ranges, logger: logger) {
+                load = .snapshot(rooms: snapshot.rooms, ageMs: WallClock.nowMs() - snapshot.takenAtMs)
+            } else {
+                guard !Task.isCancelled else { return nil }
+                discardLoaded()
             }
-            guard !Task.isCancelled else { return }
-            discardLoaded()
         }
+        if load == .everyRoom {
+            await pages(from: backend, ranges: ranges, changes: nil, logger: logger)
+        }
+        guard !Task.isCancelled else { return nil }
+        finishLoading()
+        var metadata: Logger.Metadata = [
+            "rooms": "\(count)", "ranges": "\(ranges)",
+            "seconds": "\((ContinuousClock.now - started).components.seconds)",
+        ]
+        if case .snapshot(let rooms, let ageMs) = load {
+            metadata["snapshot_rooms"] = "\(rooms)"
+            metadata["snapshot_age_s"] = "\(ageMs / 1000)"
+        }
+        logger.info(
+            load == .everyRoom ? "room index loaded" : "room index loaded from its snapshot", metadata: metadata)
+        return load
+    }
+
+    /// Every room (`changes` nil) or those in the window, in `ranges` id ranges side by side.
+    private func pages(from backend: ServiceClients, ranges: Int, changes: RoomChangeWindow?, logger: Logger) async {
         guard
             let highestID = await untilAnswered(
                 logger,
@@ -183,18 +200,12 @@ package final class RoomMap: Sendable {
                 let (after, upper) = (RoomID(lower), lower + width)
                 // The last range has no upper bound: nothing is missed if ids grew meanwhile.
                 let before: RoomID? = upper >= highest ? nil : RoomID(upper + 1)
-                group.addTask { await self.load(from: backend, after: after, before: before, logger: logger) }
+                group.addTask {
+                    await self.load(from: backend, after: after, before: before, changes: changes, logger: logger)
+                }
                 lower = upper
             }
         }
-        guard !Task.isCancelled else { return }
-        finishLoading()
-        logger.info(
-            "room index loaded",
-            metadata: [
-                "rooms": "\(count)", "ranges": "\(ranges)",
-                "seconds": "\((ContinuousClock.now - started).components.seconds)",
-            ])
     }
 
     /// After a snapshot was loaded: the rooms made or visited since it began
@@ -202,27 +213,14 @@ package final class RoomMap: Sendable {
     /// service; true when the index then holds what the rooms service holds
     /// (`RoomTally`; asked a few times, as events of changes made meanwhile
     /// may still be on their way). False: load every room instead.
-    private func catchUp(after snapshot: RoomSnapshot.Contents, from backend: ServiceClients, logger: Logger) async
-        -> Bool
-    {
+    private func catchUp(
+        after snapshot: RoomSnapshot.Contents, from backend: ServiceClients, ranges: Int, logger: Logger
+    ) async -> Bool {
         let window = RoomChangeWindow(
             sinceMs: snapshot.takenAtMs - Int64(Self.snapshotMargin.components.seconds) * 1000,
             above: snapshot.highestID)
+        await pages(from: backend, ranges: ranges, changes: window, logger: logger)
         var after: RoomID = 0
-        while true {
-            guard
-                let page = await answered(
-                    logger,
-                    { () async throws(ProtocolError) in
-                        try await backend.send(
-                            ListRoomsPage(after: after, limit: Self.pageSize, changes: window))
-                    })
-            else { return false }
-            load(page)
-            guard let last = page.last, page.count == Self.pageSize else { break }
-            after = last.room.id
-        }
-        after = 0
         while true {
             guard
                 let gone = await answered(
@@ -270,7 +268,8 @@ package final class RoomMap: Sendable {
             } catch {
                 if attempt == Self.catchUpAttempts {
                     logger.warning(
-                        "room snapshot catch-up gets no answer; loading every room", metadata: ["error": "\(error.code)"])
+                        "room snapshot catch-up gets no answer; loading every room",
+                        metadata: ["error": "\(error.code)"])
                 } else {
                     try? await Task.sleep(for: .milliseconds(min(100 * attempt, 1000)))
                 }
@@ -280,12 +279,15 @@ package final class RoomMap: Sendable {
     }
 
     /// The rooms with ids above `after` and below `before`, page by page.
-    private func load(from backend: ServiceClients, after first: RoomID, before: RoomID?, logger: Logger) async {
+    private func load(
+        from backend: ServiceClients, after first: RoomID, before: RoomID?, changes: RoomChangeWindow?, logger: Logger
+    ) async {
         var after = first
         while let page = await untilAnswered(
             logger,
             { () async throws(ProtocolError) in
-                try await backend.send(ListRoomsPage(after: after, before: before, limit: Self.pageSize))
+                try await backend.send(
+                    ListRoomsPage(after: after, before: before, limit: Self.pageSize, changes: changes))
             })
         {
             load(page)

@@ -133,10 +133,12 @@ package enum RoomSnapshot {
         let topic =
             decodingTopic
             ? bytes.withUnsafeBufferPointer {
-                String(decoding: UnsafeBufferPointer(rebasing: $0[topicStart..<topicStart + topicLength]), as: UTF8.self)
+                String(
+                    decoding: UnsafeBufferPointer(rebasing: $0[topicStart..<topicStart + topicLength]), as: UTF8.self)
             } : ""
         return (
-            IndexedRoom(room: RoomInfo(id: RoomID(id), position: position, zoom: level, topic: topic), visitedAtMs: visitedAtMs),
+            IndexedRoom(
+                room: RoomInfo(id: RoomID(id), position: position, zoom: level, topic: topic), visitedAtMs: visitedAtMs),
             topicStart + topicLength
         )
     }

@@ -27,7 +27,8 @@ package struct RoomSnapshotFile: Sendable {
         case .success(nil):
             logger.info("no room snapshot yet; loading every room", metadata: ["file": "\(path)"])
         case .failure(let error):
-            logger.warning("room snapshot not used; loading every room", metadata: ["file": "\(path)", "error": "\(error)"])
+            logger.warning(
+                "room snapshot not used; loading every room", metadata: ["file": "\(path)", "error": "\(error)"])
         }
         return nil
     }
@@ -40,7 +41,9 @@ package struct RoomSnapshotFile: Sendable {
         let path = path
         let started = ContinuousClock.now
         let outcome: Result<(rooms: Int, bytes: Int)?, any Error> = await onFileThread {
-            Result { try Self.writeAtomically(path) { emit in try map.writeSnapshot(takenAtMs: WallClock.nowMs(), emit) } }
+            Result {
+                try Self.writeAtomically(path) { emit in try map.writeSnapshot(takenAtMs: WallClock.nowMs(), emit) }
+            }
         }
         switch outcome {
         case .success(let written?):
@@ -119,14 +122,18 @@ package struct RoomSnapshotFile: Sendable {
                 while offset < raw.count {
                     let put = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                     if put < 0 && errno == EINTR { continue }
-                    guard put > 0 else { throw RoomSnapshotFileError(operation: "write", path: temporary, errno: errno) }
+                    guard put > 0 else {
+                        throw RoomSnapshotFileError(operation: "write", path: temporary, errno: errno)
+                    }
                     offset += put
                 }
             }
             written += bytes.count
         }
         guard let rooms else { return nil }
-        guard fsync(descriptor) == 0 else { throw RoomSnapshotFileError(operation: "fsync", path: temporary, errno: errno) }
+        guard fsync(descriptor) == 0 else {
+            throw RoomSnapshotFileError(operation: "fsync", path: temporary, errno: errno)
+        }
         closed = true
         close(descriptor)
         guard rename(temporary, path) == 0 else {

@@ -24,7 +24,9 @@ struct TopicBuffer {
     }
 
     func withBytes<Result>(offset: UInt32, length: UInt16, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + Int(length)])) }
+        bytes.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[Int(offset)..<Int(offset) + Int(length)]))
+        }
     }
 
     /// A topic's bytes are no longer used.
