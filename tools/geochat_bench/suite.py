@@ -51,8 +51,9 @@ def report(results, args, meta):
         (f"region queries (`chats`, {fmt(r('chats_rooms'))} rooms)", f"{fmt(r('chats_1m_rps'), 0)} req/s, p50 "
          f"{fmt(r('chats_1m_p50_ms'), 2)} ms, p99 {fmt(r('chats_1m_p99_ms'), 2)} ms (16 connections)",
          f"gateways restarted after the bulk insert: ready in {fmt(r('chats_1m_ready_s'))} s, "
-         f"{fmt(r('chats_1m_gateway_rss_mb'))} MB RSS; region commands the rooms service answered meanwhile: "
-         f"{fmt(r('chats_rooms_service_asked'), 0)}", "p99 ≤ 5 ms; ready ≤ 30 s"),
+         f"{fmt(r('chats_1m_gateway_rss_mb'))} MB RSS; restarted again (from the snapshot): ready in "
+         f"{fmt(r('chats_1m_restart_s'))} s, {fmt(r('chats_1m_restart_rss_mb'))} MB RSS; region commands the rooms "
+         f"service answered meanwhile: {fmt(r('chats_rooms_service_asked'), 0)}", "p99 ≤ 5 ms; ready ≤ 15 s"),
         ("post throughput (acknowledged `say`)", f"1 messaging: {fmt(r('say_rps_1'), 0)}/s (rounds "
          f"{r('say_rounds_1')}; p99 {fmt(r('say_p99_ms_1'))} ms); 2 messaging: {fmt(r('say_rps_2'), 0)}/s (rounds "
          f"{r('say_rounds_2')}; p99 {fmt(r('say_p99_ms_2'))} ms)",
@@ -125,14 +126,17 @@ def targets(results, args, when):
         rows.append((target, f"{ratio:.2f} ({fmt(r('chats_10k_chats_rps'), 0)} vs {fmt(r('chats_10k_hello_rps'), 0)} "
                      f"req/s, median of {args.rounds} alternating rounds)", "**met**" if ratio >= 0.5 else "**missed**"))
 
-    target = "a restarted gateway ready in ≤ 30 s with 1,000,000 rooms"
-    ready, rooms = r("chats_1m_ready_s"), r("chats_rooms") or 0
+    target = "a restarted gateway ready in ≤ 15 s with 1,000,000 rooms (issue 28)"
+    ready, rooms = r("chats_1m_restart_s"), r("chats_rooms") or 0
     if missing(ready):
         rows.append((target, "—", "not measured"))
     else:
-        rows.append((target, f"{fmt(ready)} s (stop, start, ready) with {rooms} rooms; {fmt(r('chats_1m_gateway_rss_mb'))} "
-                     "MB RSS after the load", "**met**" if ready <= 30 and rooms >= 1_000_000
-                     else ("**missed**" if ready > 30 else "not measured (fewer rooms than the target's)")))
+        how = "from its snapshot" if r("chats_1m_restart_from_snapshot") else "**not** from its snapshot"
+        rows.append((target, f"{fmt(ready)} s (stop, start, ready; {how}) with {rooms} rooms; "
+                     f"{fmt(r('chats_1m_restart_rss_mb'))} MB RSS after; the first restart after the bulk insert, "
+                     f"which reads the rooms SQL wrote: {fmt(r('chats_1m_ready_s'))} s",
+                     "**met**" if ready <= 15 and rooms >= 1_000_000
+                     else ("**missed**" if ready > 15 else "not measured (fewer rooms than the target's)")))
 
     idle = r("cost_idle")
     target = "per idle phone-second ≤ 3 bytes to Kafka and ≤ 0.005 PostgreSQL row writes"
