@@ -1,7 +1,9 @@
 import GatewayCore
 import GeoChatBus
 import GeoChatDomain
+import GeoChatMetrics
 import GeoChatRuntime
+import Metrics
 
 /// geochat-gateway: speaks the legacy XML protocol over HTTP. Holds no database:
 /// writes go to the owning services as Kafka commands, reads come from read
@@ -39,8 +41,12 @@ struct GatewayMain {
             // No client waits on a page: a slow one is waited for rather than asked again.
             let loading = ServiceClients(bus: gateway.services.bus, timeout: max(settings.requestTimeout, .seconds(30)))
             let snapshot = await settings.roomSnapshot?.read(logger: logger)
-            await gateway.rooms.loadAll(
+            if let load = await gateway.rooms.loadAll(
                 from: loading, ranges: settings.indexLoadRanges, snapshot: snapshot, logger: logger)
+            {
+                let source = load == .everyRoom ? "rooms_service" : "snapshot"
+                Counter(label: MetricNames.gatewayRoomIndexLoads, dimensions: [("source", source)]).increment()
+            }
             if let file = settings.roomSnapshot {
                 await file.keep(gateway.rooms, every: settings.roomSnapshotInterval, logger: logger)
             } else {

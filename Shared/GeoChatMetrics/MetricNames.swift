@@ -11,6 +11,7 @@ public enum MetricNames {
     public static let gatewayRoomsLoaded = "geochat_gateway_rooms_loaded"
     /// Rooms in the gateway's region index (every live room once loaded).
     public static let gatewayRoomsIndexed = "geochat_gateway_rooms_indexed"
+    public static let gatewayRoomIndexLoads = "geochat_gateway_room_index_loads_total"
     /// Push streams open on the gateway, and streams closed because their subscriber stalled.
     public static let pushSubscribers = "geochat_push_subscribers"
     public static let pushStalled = "geochat_push_stalled_total"

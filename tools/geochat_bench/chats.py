@@ -3,8 +3,8 @@ reference (alternating wrk rounds), then over the full count of rooms (`--rooms`
 inserted by SQL, with the gateways restarted on them (their ready time and memory)."""
 import statistics
 
-from .runner import (alternate_with_hello, ensure_million_rooms, last_index_load, log, region_paths,
-                     restart_gateways_timed, scrape, wrk)
+from .runner import (alternate_with_hello, ensure_million_rooms, log, region_paths, restart_gateways_timed, scrape,
+                     wrk)
 
 
 def scenario_chats(stack, hello_url, args, results):
@@ -29,8 +29,8 @@ def scenario_chats(stack, hello_url, args, results):
         f"{results['chats_1m_gateway_rss_mb']:.0f} MB")
     results["chats_1m_restart_s"], results["chats_1m_restart_rss_mb"] = restart_gateways_timed(stack)
     results["chats_1m_restart_from_snapshot"] = all(
-        "room index loaded from its snapshot" in last_index_load(stack, f"gateway-{i}")
-        for i in range(1, len(stack.gateways) + 1))
+        scrape(stack.operators(url)).get(("geochat_gateway_room_index_loads_total", 'source="snapshot"'), 0) == 1
+        for url in stack.gateways)
     log(f"gateways restarted again: ready in {results['chats_1m_restart_s']:.1f}s "
         f"(from their snapshots: {results['chats_1m_restart_from_snapshot']}), "
         f"{results['chats_1m_restart_rss_mb']:.0f} MB")

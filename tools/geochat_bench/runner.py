@@ -240,14 +240,6 @@ def restart_gateways_timed(stack):
     return slowest, rss_mb(stack.pid(f"gateway-{len(stack.gateways)}"))
 
 
-def last_index_load(stack, instance):
-    """The instance's last "room index loaded…" log line ("" when none)."""
-    lines = [line for line in open(os.path.join(stack.state_dir, "logs", instance + ".log"), encoding="utf-8",
-                                   errors="replace")
-             if "room index loaded" in line]
-    return lines[-1] if lines else ""
-
-
 # ---------------------------------------------------------------- report helpers
 
 def fmt(value, digits=1):
