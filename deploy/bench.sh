@@ -9,7 +9,7 @@
 #   deploy/bench.sh [--quick] [--keep] [--debug-services] [--only idle,cost,chats,say,memory,fanout] [suite options…]
 #
 # Issue 28's memory target (1,000,000 rooms indexed, 100,000 sessions):
-#   deploy/bench.sh --debug-services --only memory --memory-rooms 1000000 --start-budget-s 1500
+#   deploy/bench.sh --only chats,memory --memory-rooms 1000000 --start-budget-s 600
 #
 # --quick: short runs and smaller data (a smoke test of the harness, not figures).
 # --keep:  leave the stack running afterwards (deploy/stack.sh down --state-dir .data/bench).
