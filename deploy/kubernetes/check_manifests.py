@@ -310,7 +310,7 @@ PG_SSLMODES_REFUSED = {"disable", "allow", "prefer"}
 # The gateway's memory, from measured figures (docs/operations.md, "Gateway memory
 # and push places"; docs/capacity.md, docs/benchmarks.md):
 GATEWAY_START_BYTES = 45_000_000    # RSS after start: 42.7-45.0 MB measured
-ROOM_BYTES = 320 + 32               # region index ~320 B a room (366 MB - 43 MB for 1,000,403 rooms) + nearby grid 32 B
+ROOM_BYTES = 120                    # region index: (161.1 - 46.6) MiB over 1,000,001 rooms after a full load (2026-11-26)
 SESSION_BYTES = 100 + 150           # presence table ~100 B + session directory ~150 B per live session
 MESSAGE_BYTES = 185                 # read model: (463.3 - 366.2) MB less 20,000 sessions, over 10,002 rooms x 50 messages
 # A push stream or long poll at worst (PushSettings.bytesPerPlace when the code has
@@ -856,7 +856,7 @@ def check_gateway_memory(code, workloads):
         if need > limit:
             fits = max(0, int((limit / HEADROOM - GATEWAY_START_BYTES - ROOM_BYTES * rooms - SESSION_BYTES * sessions
                                - MESSAGE_BYTES * messages) // per_place))
-            problem(w.where, f"memory limit {limit / 1e9:.2f} GB < {need / 1e9:.2f} GB = {HEADROOM} × (45 MB + 352 B × {rooms} rooms + "
+            problem(w.where, f"memory limit {limit / 1e9:.2f} GB < {need / 1e9:.2f} GB = {HEADROOM} × (45 MB + {ROOM_BYTES} B × {rooms} rooms + "
                     f"250 B × {sessions} sessions + 185 B × {messages} messages + {per_place} B × {places} places); "
                     f"raise the limit or set GEOCHAT_PUSH_MAX_SUBSCRIBERS ≤ {fits}", "gateway-memory")
 
