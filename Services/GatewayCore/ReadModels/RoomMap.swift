@@ -258,26 +258,6 @@ package final class RoomMap: Sendable {
     /// (a rooms service that predates them refuses them every time).
     static let catchUpAttempts = 20
 
-    /// The answer, asked again a few times; nil when there is none (the caller loads every room).
-    private func answered<Answer>(
-        _ logger: Logger, _ ask: () async throws(ProtocolError) -> Answer
-    ) async -> Answer? {
-        for attempt in 1...Self.catchUpAttempts where !Task.isCancelled {
-            do throws(ProtocolError) {
-                return try await ask()
-            } catch {
-                if attempt == Self.catchUpAttempts {
-                    logger.warning(
-                        "room snapshot catch-up gets no answer; loading every room",
-                        metadata: ["error": "\(error.code)"])
-                } else {
-                    try? await Task.sleep(for: .milliseconds(min(100 * attempt, 1000)))
-                }
-            }
-        }
-        return nil
-    }
-
     /// The rooms with ids above `after` and below `before`, page by page.
     private func load(
         from backend: ServiceClients, after first: RoomID, before: RoomID?, changes: RoomChangeWindow?, logger: Logger
@@ -300,12 +280,33 @@ package final class RoomMap: Sendable {
     private func untilAnswered<Answer>(
         _ logger: Logger, _ ask: () async throws(ProtocolError) -> Answer
     ) async -> Answer? {
+        await asked(logger, giveUpAfter: nil, ask)
+    }
+
+    /// The answer, asked again a few times; nil when there is none (the caller loads every room).
+    private func answered<Answer>(
+        _ logger: Logger, _ ask: () async throws(ProtocolError) -> Answer
+    ) async -> Answer? {
+        await asked(logger, giveUpAfter: Self.catchUpAttempts, ask)
+    }
+
+    /// Asks until answered, cancelled, or (with a limit) refused that many times; logs the first
+    /// failure and every 20th, and giving up.
+    private func asked<Answer>(
+        _ logger: Logger, giveUpAfter limit: Int?, _ ask: () async throws(ProtocolError) -> Answer
+    ) async -> Answer? {
         var failures = 0
         while !Task.isCancelled {
             do throws(ProtocolError) {
                 return try await ask()
             } catch {
                 failures += 1
+                if let limit, failures >= limit {
+                    logger.warning(
+                        "room snapshot catch-up gets no answer; loading every room",
+                        metadata: ["error": "\(error.code)"])
+                    return nil
+                }
                 if failures == 1 || failures % 20 == 0 {
                     logger.warning("room index load waits for the rooms service", metadata: ["error": "\(error.code)"])
                 }
