@@ -225,7 +225,7 @@ let package = Package(
             path: "Tests/SessionServiceTests"),
         .testTarget(
             name: "RoomsServiceTests",
-            dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatTestSupport"],
+            dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatKafka", "GeoChatTestSupport"],
             path: "Tests/RoomsServiceTests"),
         .testTarget(
             name: "ExpiryServiceTests",

@@ -130,7 +130,7 @@ final class InMemoryRoomStore: RoomStore {
         }
     }
 
-    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent] {
+    func sayersJoined(_ sayers: [Sayer]) async throws -> [StagedEvent] {
         let now = now()
         let resolution = RoomRules.visitResolution.components.seconds * 1000
         return try state.withLock { state in
@@ -142,9 +142,7 @@ final class InMemoryRoomStore: RoomStore {
                 if state.rooms[sayer.room]!.members[session] == nil {
                     state.rooms[sayer.room]!.members[session] = Member(
                         session: session, nick: sayer.nick, nickVersion: 0)
-                    if announce {
-                        staged.append(try stage(.joined(room: sayer.room, session: session, nick: sayer.nick)))
-                    }
+                    staged.append(try stage(.joined(room: sayer.room, session: session, nick: sayer.nick)))
                 }
                 state.rooms[sayer.room]!.members[session]!.activeAtMs = now
             }

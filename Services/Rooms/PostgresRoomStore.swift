@@ -257,7 +257,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
 
     /// One statement for every sayer (see `RoomStore.sayersJoined`), then the
     /// `joined` events of the memberships it made, staged in the same transaction.
-    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent] {
+    func sayersJoined(_ sayers: [Sayer]) async throws -> [StagedEvent] {
         guard !sayers.isEmpty else { return [] }
         let rooms = sayers.map(\.room)
         // No NULL inside a bound array: an anonymous post's author is '' (a session id never is).
@@ -289,7 +289,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 guard let session = SessionID(session) else { continue }
                 made.append(.joined(room: room, session: session, nick: nick))
             }
-            guard announce, !made.isEmpty else { return [] }
+            guard !made.isEmpty else { return [] }
             return try await PostgresEventOutbox.stage(
                 try made.map { try EncodedEvent($0) }, service: Self.service, on: tx, logger: logger)
         }

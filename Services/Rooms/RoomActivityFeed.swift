@@ -9,43 +9,49 @@ import Logging
 ///
 /// A say's author is made a member before the say is answered (`JoinBySaying`,
 /// posted by the messaging service); the message event makes it again here, so
-/// a say whose answer was lost, or whose post failed, still joins. The message
-/// events of one poll go in one statement, and a room's visit is written at
-/// most once a minute (`RoomRules.visitResolution`): a busy room costs the
-/// rooms service one statement a poll, not one commit a message.
+/// a say whose answer was lost, or whose post failed, still joins. The two race
+/// (the event often arrives first), and whichever makes the membership
+/// announces it: the `joined` event is what tells push subscribers to read
+/// the room's participants again. The message events of one poll go in one
+/// statement, and a room's visit is written at most once a minute
+/// (`RoomRules.visitResolution`): a busy room costs the rooms service one
+/// statement a poll, not one commit a message.
 struct RoomActivityFeed: Sendable {
     static let topics = [Topics.messageEvents, Topics.sessionEvents]
 
     let store: any RoomStore
-    let consumer: KafkaConsumer
+    let outbox: OutboxRelay<StagedEvent>
     let logger: Logger
 
-    func run() async {
+    func run(_ consumer: KafkaConsumer) async {
         for await batch in consumer.batches {
-            var sayers: [Sayer] = []
-            for record in batch {
-                if record.topic == Topics.messageEvents {
-                    if let stored = EventDecoding.decode(MessageStored.self, from: record) {
-                        sayers.append(
-                            Sayer(room: stored.message.room, session: stored.author, nick: stored.message.nick))
-                    }
-                    continue
-                }
-                // Session events apply in their place among the messages.
-                await join(sayers)
-                sayers = []
-                await retrying(record) { try await apply(record) }
-            }
-            await join(sayers)
+            await apply(batch)
             for record in batch { consumer.markProcessed(record) }
         }
+    }
+
+    /// One poll's records, in order.
+    func apply(_ batch: [KafkaRecord]) async {
+        var sayers: [Sayer] = []
+        for record in batch {
+            if record.topic == Topics.messageEvents {
+                if let stored = EventDecoding.decode(MessageStored.self, from: record) {
+                    sayers.append(Sayer(room: stored.message.room, session: stored.author, nick: stored.message.nick))
+                }
+                continue
+            }
+            // Session events apply in their place among the messages.
+            await join(sayers)
+            sayers = []
+            await retrying(record) { try await apply(record) }
+        }
+        await join(sayers)
     }
 
     private func join(_ sayers: [Sayer]) async {
         guard !sayers.isEmpty else { return }
         await retrying(nil) {
-            // No events: the message events say as much to everyone who follows rooms.
-            _ = try await store.sayersJoined(sayers, announce: false)
+            for event in try await store.sayersJoined(sayers) { outbox.announce(event) }
         }
     }
 

@@ -41,9 +41,10 @@ struct RoomCommandHandlers: Sendable {
         }
         handlers.on(JoinRoom.self) { command, _ in try await join(command) }
         handlers.on(JoinBySaying.self) { command, _ in
-            // Answers nothing (posted one way); a `joined` event only for a new member.
+            // Answers nothing (posted one way); a `joined` event only for a new
+            // member (the message event's path may have made it first, and announced it).
             for event in try await store.sayersJoined(
-                [Sayer(room: command.room, session: command.session, nick: command.nick)], announce: true)
+                [Sayer(room: command.room, session: command.session, nick: command.nick)])
             {
                 outbox.announce(event)
             }

@@ -30,17 +30,17 @@ protocol RoomStore: Sendable {
     /// Joins and counts a visit and a sign of life; false when there is no such
     /// room. A known member takes `nick` only when `nickVersion` is at least the
     /// version of the nick it has (nil: a message's nick, never newer than what is held).
-    /// `announce`: stage the `joined` event (a join command; not a `say`'s
-    /// implied join, whose message event says as much).
+    /// `announce`: stage the `joined` event (a join command does; a say's
+    /// implied join goes through `sayersJoined`).
     func join(_ room: RoomID, session: SessionID, nick: String, nickVersion: Int64?, announce: Bool) async throws
         -> Announced<Bool>
     /// Says joined their authors (docs/protocol.md: saying in a room joins it),
     /// many in one statement: each author (nil: an anonymous post, only a visit)
     /// made a member, or its membership's sign of life renewed (a message's nick
     /// never replaces the one held); each room's visit counted, written at most
-    /// once per `RoomRules.visitResolution`. `announce`: a `joined` event for each
+    /// once per `RoomRules.visitResolution`. Staged: a `joined` event for each
     /// membership that is new, the only ones that change a participant list.
-    func sayersJoined(_ sayers: [Sayer], announce: Bool) async throws -> [StagedEvent]
+    func sayersJoined(_ sayers: [Sayer]) async throws -> [StagedEvent]
     /// False when there is no such room.
     func leave(_ room: RoomID, session: SessionID) async throws -> Announced<Bool>
     /// Nil when there is no such room.

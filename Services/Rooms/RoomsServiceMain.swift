@@ -26,8 +26,8 @@ struct RoomsServiceMain {
             group: ConsumerGroups.roomsCommands)
         let activity = try host.consumer(
             RoomActivityFeed.topics, .group(ConsumerGroups.roomsActivity), pace: .background)
-        let feed = RoomActivityFeed(store: store, consumer: activity, logger: host.logger)
-        host.runs("activity") { await feed.run() }
+        let feed = RoomActivityFeed(store: store, outbox: outbox, logger: host.logger)
+        host.runs("activity") { await feed.run(activity) }
         try await host.run()
     }
 }

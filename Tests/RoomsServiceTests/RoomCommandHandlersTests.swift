@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatKafka
 import GeoChatTestSupport
 import Logging
 import Testing
@@ -135,6 +136,36 @@ import Testing
         await #expect(throws: RequestError.refused(.noSuchChat)) {
             try await send(LeaveRoom(room: 999, session: alice))
         }
+    }
+
+    /// A say's author is joined by two paths that race: `JoinBySaying` and the
+    /// message event (the activity feed). Whichever comes first makes the
+    /// membership and announces it, once: push subscribers read a room's
+    /// participants again only on a `joined` event.
+    @Test(arguments: [true, false])
+    func aSayersJoinIsAnnouncedOnceWhicheverPathComesFirst(eventFirst: Bool) async throws {
+        let room = try await create("Sayers")
+        let bob = SessionID.random()
+        let feed = RoomActivityFeed(
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "t")),
+            logger: Logger(label: "t"))
+        let message = ChatMessage(room: room.id, id: 1, nick: "bob", text: "hi", addedAt: WallClock.nowMs())
+        let record = KafkaRecord(
+            topic: Topics.messageEvents, partition: 0, offset: 0, key: nil,
+            value: Array(try EncodedEvent(MessageStored(message: message, author: bob)).value.utf8))
+        let command = JoinBySaying(room: room.id, session: bob, nick: "bob")
+        if eventFirst {
+            await feed.apply([record])
+            _ = try await send(command)
+        } else {
+            _ = try await send(command)
+            await feed.apply([record])
+        }
+        let joined = events.published(RoomEvent.self).filter {
+            if case .joined(room.id, bob, "bob") = $0 { true } else { false }
+        }
+        #expect(joined.count == 1)
+        #expect(try await send(ListMembers(room: room.id)).map(\.session).contains(bob))
     }
 
     @Test func theLobbyIsFoundAndCannotBeRemoved() async throws {
