@@ -4,6 +4,7 @@ import pytest
 
 from geochat_support.db import count, sql
 from geochat_support.expiry import EXPIRY_TOPIC, ROOMS_TOPIC, Commands, idle_rooms_statement
+from geochat_support.waiting import wait_until
 
 DAY = 86_400
 # The test stack's schedule expires rooms idle for 30 days; the on-demand runs of
@@ -27,6 +28,17 @@ def insert_idle_rooms(stack, n, age_s, messages_per_room=2, members_per_room=1):
     return [int(row[0]) for row in rows]
 
 
+def wait_say_recorded(stack, room, session):
+    """Waits until the rooms service has taken a say in `room` by `session` by both of its paths
+    (`JoinBySaying` and the message event, which race; docs/architecture.md, "The outbox"): the
+    membership was made by one (`joined_at` = `active_at`) and renewed by the other. Either path
+    marks a room visited whose last visit is older than a minute, so a backdate made before the
+    second path ran would be undone by it, and the room would not be idle."""
+    wait_until(lambda: count(stack, f"SELECT count(*) FROM rooms.memberships WHERE room_id = {room} "
+                                    f"AND session_id = '{session}' AND active_at <> joined_at") == 1,
+               timeout=15, interval=0.1, message=f"the say in room {room} recorded by both paths")
+
+
 def ids_sql(ids):
     return "ARRAY[" + ",".join(str(i) for i in ids) + "]::bigint[]"
 
@@ -36,4 +48,4 @@ def remaining(stack, table, column, ids):
 
 
 __all__ = ["DAY", "EXPIRY_TOPIC", "ROOMS_TOPIC", "SCHEDULED_LIMIT_S", "TEST_AGE_S", "TEST_LIMIT_S", "commands",
-           "ids_sql", "insert_idle_rooms", "remaining"]
+           "ids_sql", "insert_idle_rooms", "remaining", "wait_say_recorded"]

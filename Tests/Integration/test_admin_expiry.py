@@ -8,6 +8,7 @@ import time
 import pytest
 
 from admin_support import admin_url, api, bootstrap_admin, login
+from expiry_support import wait_say_recorded
 from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, say, start, unique_topic
 from geochat_support.waiting import wait_until
@@ -49,6 +50,7 @@ def test_a_dry_run_lists_and_a_real_run_removes_through_the_api(stack, admin):
     idle = create(a, session, 0.61, 0.39, 15, unique_topic())
     fresh = create(a, session, 0.61, 0.39, 15, unique_topic())
     say(a, session, idle["id"], "soon gone")
+    wait_say_recorded(stack, idle["id"], session)
     # 10 days idle: under the scheduled run's 30-day limit, over the 7 days asked here.
     backdate(stack, idle["id"], 10)
 

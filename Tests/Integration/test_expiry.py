@@ -3,6 +3,7 @@ scheduled expiry run (every 2 s in the test stack), with their messages and memb
 from geochat_support.db import count, sql
 from geochat_support.protocol import assert_error, chat, create, messages, rooms_in, say, start, unique_topic
 from geochat_support.waiting import wait_until
+from expiry_support import wait_say_recorded
 
 
 def backdate(stack, room, days):
@@ -17,6 +18,7 @@ def test_idle_rooms_expire_and_visited_ones_survive(stack):
     young = create(a, session, 0.91, 0.19, 14, unique_topic())
     rescued = create(a, session, 0.91, 0.19, 14, unique_topic())
     say(a, session, idle["id"], "old words")
+    wait_say_recorded(stack, idle["id"], session)
     assert messages(b, idle["id"])  # gateway B has the room loaded
     backdate(stack, idle["id"], 31)
     backdate(stack, young["id"], 29)

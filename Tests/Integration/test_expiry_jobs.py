@@ -11,7 +11,7 @@ from geochat_support.protocol import assert_error, chat, create, http, messages,
 from geochat_support.stack import run_stack_command
 from geochat_support.waiting import wait_until
 from expiry_support import (DAY, ROOMS_TOPIC, TEST_AGE_S, TEST_LIMIT_S, commands, ids_sql, insert_idle_rooms,
-                            remaining)
+                            remaining, wait_say_recorded)
 
 __all__ = ["commands"]  # the fixture, imported for pytest
 
@@ -43,6 +43,7 @@ def test_dry_run_lists_exactly_the_idle_rooms_and_a_real_run_removes_them(stack,
     young = create(a, session, 0.31, 0.62, 13, unique_topic())["id"]
     for room in idle:
         say(a, session, room, "words that will go")
+        wait_say_recorded(stack, room, session)
     assert messages(b, idle[0])  # gateway B has one of them loaded
     for room in idle + [joined]:
         backdate(stack, room, TEST_AGE_S)

@@ -3,11 +3,14 @@
 Inserts N idle rooms with messages and memberships in bulk by SQL, keeps
 pollers on live rooms through both gateways, measures their poll latency for a
 baseline, then starts an on-demand expiry run over Kafka and measures the poll
-latency during it. Prints the run's duration and p50/p99 before and during.
+latency during it. Prints the run's duration and p50/p99 before and during,
+and the cores each process of the stack used in both phases (what the polls
+wait for on a shared machine).
 
   GEOCHAT_STACK_ENV=.data/bench-expiry/stack.env python -m geochat_bench.expiry [--rooms N] …
 """
 import argparse
+import os
 import threading
 import time
 import uuid
@@ -17,6 +20,8 @@ from geochat_support.expiry import Commands, idle_rooms_statement
 from geochat_support.protocol import Client, chat, create, say, start
 from geochat_support.stack import read_stack_env
 from geochat_support.stats import percentile
+
+from .idle_cpu import TICKS, processes, sample
 
 IDLE_AGE_S = 60 * 86_400  # well past the default 30-day limit
 
@@ -99,13 +104,19 @@ def main():
     for p in pollers:
         p.start()
     time.sleep(3)
+    named = processes(stack["STATE_DIR"])
+    named["bench driver (pollers)"] = os.getpid()
     phase[0] = "baseline"
+    cpu = {"baseline": [(time.monotonic(), sample(named))]}
     time.sleep(args.baseline_s)
+    cpu["baseline"].append((time.monotonic(), sample(named)))
 
     commands = Commands(stack)
     phase[0] = "during"
+    cpu["during"] = [(time.monotonic(), sample(named))]
     job = commands.start_own_run(False, None, "bench")
     job = commands.wait_finished(job["id"], timeout=args.timeout_s)
+    cpu["during"].append((time.monotonic(), sample(named)))
     phase[0] = "after"
     time.sleep(1)
     stop.set()
@@ -135,6 +146,23 @@ def main():
               f"max={max(values, default=0) * 1000:.1f} ms")
     if base and during:
         print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
+    print_cores(cpu, named)
+
+
+def print_cores(cpu, named):
+    """Cores (CPU seconds / wall seconds) of each process, its children included (PostgreSQL: every
+    backend), in the baseline and during the run; the pollers' driver (this process) too."""
+    def cores(phase_name, name):
+        (t0, first), (t1, last) = cpu[phase_name]
+        used = sum(ticks - first[name].get(pid, 0) for pid, ticks in last[name].items())
+        return used / TICKS / (t1 - t0)
+
+    print()
+    print(f"{'cores used':24s} {'baseline':>9s} {'during':>9s}")
+    for name in sorted(named, key=lambda n: -cores("during", n)):
+        print(f"{name:24s} {cores('baseline', name):9.3f} {cores('during', name):9.3f}")
+    total = {phase_name: sum(cores(phase_name, n) for n in named) for phase_name in cpu}
+    print(f"{'all of them':24s} {total['baseline']:9.3f} {total['during']:9.3f}  (of {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":
