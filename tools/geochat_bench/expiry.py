@@ -11,14 +11,16 @@ wait for on a shared machine).
 """
 import argparse
 import os
+import re
 import threading
 import time
+import urllib.request
 import uuid
 
 from geochat_support.db import sql
 from geochat_support.expiry import Commands, idle_rooms_statement
 from geochat_support.protocol import Client, chat, create, say, start
-from geochat_support.stack import read_stack_env
+from geochat_support.stack import instance_urls, read_stack_env
 from geochat_support.stats import percentile
 
 from .idle_cpu import TICKS, processes, sample
@@ -147,6 +149,28 @@ def main():
     if base and during:
         print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
     print_cores(cpu, named)
+    print_command_durations(stack)
+
+
+# The owners' side of a batch: what each spent on it, from its own geochat_command_duration_seconds.
+BATCH_COMMANDS = ("idleRoomsAfter", "removeIdleRooms", "removeRooms")
+
+
+def print_command_durations(stack):
+    print()
+    print("the owners' time per command (geochat_command_duration_seconds, every instance, since it started):")
+    for instance, url in sorted(instance_urls(stack).items()):
+        try:
+            text = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
+        except OSError as e:
+            print(f"  {instance}: metrics not read ({e})")
+            continue
+        for command in BATCH_COMMANDS:
+            found = {kind: float(m.group(1)) for kind in ("sum", "count") for m in re.finditer(
+                rf'geochat_command_duration_seconds_{kind}{{command="{command}"}} ([\d.e+-]+)', text)}
+            if found.get("count"):
+                print(f"  {instance:12s} {command:16s} n={int(found['count']):5d} "
+                      f"mean {found['sum'] / found['count'] * 1000:7.1f} ms")
 
 
 def print_cores(cpu, named):
