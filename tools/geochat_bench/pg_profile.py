@@ -3,9 +3,10 @@
 `enable` turns on, for new connections: the duration of every statement over 10 ms and, through
 auto_explain, the plan of every statement over 30 ms with its actual times, buffers and triggers
 (a foreign key's cascade shows as a trigger). The services must reconnect afterwards (the script
-restarts them). `disable` resets it. `report` reads the log from a byte offset on and prints the
-statements by total time, then, for the plans of statements that match `--plan`, the median
-statement and where its time went (each plan node's own time, each trigger's).
+restarts them). `disable` resets those settings. `report` reads the log from a byte offset on and
+prints the statements by total time, then, for the plans of statements that match `--plan`, the
+median statement and where its time went (each plan node's actual time, its children included;
+each trigger's).
 
   python -m geochat_bench.pg_profile enable|disable
   python -m geochat_bench.pg_profile report --log FILE --from OFFSET [--plan TEXT]…
@@ -46,7 +47,7 @@ def enable(stack):
 
 
 def disable(stack):
-    sql(stack, "ALTER SYSTEM RESET ALL")
+    sql_each(stack, ["LOAD 'auto_explain'"] + [f"ALTER SYSTEM RESET {name}" for name, _ in SETTINGS])
     sql(stack, "SELECT pg_reload_conf()")
 
 
