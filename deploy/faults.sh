@@ -7,25 +7,29 @@
 # replays the hostile-input corpus against the same cluster. Writes the figures
 # to docs/reliability.md (and .data/faults/*.json). Loopback only.
 #
-#   deploy/faults.sh [--short] [--release] [--rate N] [--keep] [--no-doc]
+#   deploy/faults.sh [--short] [--release] [--rate N] [--kafka-profile tansu|kafka] [--keep] [--no-doc]
 #     --short   a few faults (one per kind) and a smaller corpus: CI, < 5 min
 #     --release the release build of the services (built if missing), as operators run them
 #     --rate N  target posts per second (default 500)
+#     --kafka-profile  the services' broker profile (default tansu, as the one-machine stack); kafka:
+#               the production settings on the local Tansu, every fault but the broker's restart
+#               (Tansu forgets its topics then; a Kafka cluster does not)
 #     --keep    leave the cluster running afterwards (stop: deploy/stack.sh destroy --state-dir .data/faults/stack)
 #     --no-doc  do not rewrite docs/reliability.md
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-SHORT=""; RATE=500; KEEP=0; DOC=1; CONFIG=debug
+SHORT=""; RATE=500; KEEP=0; DOC=1; CONFIG=debug; PROFILE=tansu
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) SHORT=--short; shift ;;
     --release) CONFIG=release; shift ;;
     --rate) RATE=$2; shift 2 ;;
+    --kafka-profile) PROFILE=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --no-doc) DOC=0; shift ;;
-    *) die "usage: deploy/faults.sh [--short] [--release] [--rate N] [--keep] [--no-doc]" ;;
+    *) die "usage: deploy/faults.sh [--short] [--release] [--rate N] [--kafka-profile tansu|kafka] [--keep] [--no-doc]" ;;
   esac
 done
 
@@ -58,9 +62,9 @@ if [ ! -x "$(swift build -c "$CONFIG" --show-bin-path)/geochat-gateway" ]; then
   swift build -c "$CONFIG" > "$OUT/build.log" 2>&1 || die "build failed (see $OUT/build.log)"
 fi
 RELEASE=(); [ "$CONFIG" = release ] && RELEASE=(--release)
-log "faults: starting the cluster ($CONFIG build)"
+log "faults: starting the cluster ($CONFIG build, $PROFILE profile)"
 bash deploy/stack.sh up --state-dir "$STACK" "${RELEASE[@]+"${RELEASE[@]}"}" --gateways 2 --messaging 2 --no-build \
-  "${LOAD_ENV[@]}" >/dev/null
+  --kafka-profile "$PROFILE" "${LOAD_ENV[@]}" >/dev/null
 
 status=0
 log "faults: load and faults"

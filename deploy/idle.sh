@@ -37,7 +37,7 @@ swift build -c "$CONFIG" > "$ROOT/.data/idle-build.log" 2>&1 || die "build faile
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 trap 'bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
 measure() { # PROFILE
-  bash deploy/stack.sh up --state-dir "$STATE" --no-build --env "GEOCHAT_KAFKA_PROFILE=$1" \
+  bash deploy/stack.sh up --state-dir "$STATE" --no-build --kafka-profile "$1" --kafka-waits production \
     "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
   log "profile $1: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
   sleep 20

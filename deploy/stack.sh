@@ -3,13 +3,25 @@
 # broker and the five services, all under the state folder, on loopback ports.
 #
 #   deploy/stack.sh up [--state-dir DIR] [--gateways N] [--session N] [--rooms N]
-#                      [--messaging N] [--expiry N] [--release] [--no-build] [--env KEY=VAL]...
+#                      [--messaging N] [--expiry N] [--partitions N] [--kafka-profile tansu|kafka]
+#                      [--kafka-brokers HOST:PORT] [--kafka-waits dev|production]
+#                      [--release] [--no-build] [--env KEY=VAL]...
 #   deploy/stack.sh down|status|destroy [--state-dir DIR]
 #   deploy/stack.sh stop-kafka|start-kafka|stop-postgres|start-postgres [--state-dir DIR]
 #   deploy/stack.sh stop|start|kill INSTANCE [--state-dir DIR]     (INSTANCE: gateway-1, messaging-2, …)
 #
 # The state folder (default .data/stack) keeps data, logs, pids and ports, so
 # `up` after `down` comes back on the same ports with the same data.
+#
+# Partitions of the shared topics: as many as the most instances of one service
+# that reads commands (session, rooms, messaging): 1 on the default stack, 2 for
+# `--messaging 2`. Each partition adds to every fetch of the dev broker
+# (docs/benchmarks.md, "The dev broker's costs"); the cluster manifests keep 16.
+# `--kafka-profile kafka` runs the production settings on the local Tansu (the
+# test suite's second pass); `--kafka-brokers HOST:PORT` starts no broker and
+# points every service at an existing Kafka cluster with the `kafka` profile.
+# `--kafka-waits production` keeps the kafka profile's long fetch waits on the
+# local Tansu (idle cost only: Tansu answers a fetch only when its wait ends).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +31,10 @@ STATE="$ROOT/.data/stack"
 CONFIG=debug
 BUILD=1
 EXTRA_ENV=()
+PARTITIONS=""
+KAFKA_PROFILE=""
+KAFKA_EXTERNAL=""
+KAFKA_WAITS=dev
 
 command=${1:-help}; shift || true
 target=""
@@ -27,6 +43,10 @@ while [ $# -gt 0 ]; do
     --state-dir) STATE=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --gateways) COUNT[gateway]=$2; shift 2 ;;
     --session|--rooms|--messaging|--expiry) COUNT[${1#--}]=$2; shift 2 ;;
+    --partitions) PARTITIONS=$2; shift 2 ;;
+    --kafka-profile) KAFKA_PROFILE=$2; shift 2 ;;
+    --kafka-brokers) KAFKA_EXTERNAL=$2; shift 2 ;;
+    --kafka-waits) KAFKA_WAITS=$2; shift 2 ;;
     --release) CONFIG=release; shift ;;
     --no-build) BUILD=0; shift ;;
     --env) EXTRA_ENV+=("$2"); shift 2 ;;
@@ -37,6 +57,30 @@ done
 
 PORTS="$STATE/ports.env"
 mkdir -p "$STATE/logs" "$STATE/pids" "$STATE/instances" "$STATE/snapshots"
+
+# The broker settings of a state folder are kept with it (`up` again keeps them).
+BROKER_FILE="$STATE/broker.env"
+if [ "$command" = up ]; then
+  saved() { grep "^$1=" "$BROKER_FILE" 2>/dev/null | tail -n1 | cut -d= -f2- || true; }
+  [ -n "$KAFKA_EXTERNAL" ] || KAFKA_EXTERNAL=$(saved KAFKA_EXTERNAL)
+  [ -n "$KAFKA_PROFILE" ] || KAFKA_PROFILE=$(saved KAFKA_PROFILE)
+  [ -n "$KAFKA_PROFILE" ] || { [ -n "$KAFKA_EXTERNAL" ] && KAFKA_PROFILE=kafka || KAFKA_PROFILE=tansu; }
+  case "$KAFKA_PROFILE" in tansu|kafka) ;; *) die "--kafka-profile: tansu or kafka, not '$KAFKA_PROFILE'" ;; esac
+  [ -z "$KAFKA_EXTERNAL" ] || [ "$KAFKA_PROFILE" = kafka ] || die "--kafka-brokers: an existing cluster runs the kafka profile"
+  [ -z "$KAFKA_EXTERNAL" ] || [[ "$KAFKA_EXTERNAL" =~ ^[^,:[:space:]]+:[0-9]+(,[^,:[:space:]]+:[0-9]+)*$ ]] \
+    || die "--kafka-brokers: HOST:PORT[,HOST:PORT…], not '$KAFKA_EXTERNAL'"
+  if [ -z "$PARTITIONS" ]; then
+    PARTITIONS=1
+    for s in session rooms messaging; do
+      if [ "${COUNT[$s]}" -gt "$PARTITIONS" ]; then PARTITIONS=${COUNT[$s]}; fi
+    done
+  fi
+  [[ "$PARTITIONS" =~ ^[1-9][0-9]*$ ]] || die "--partitions: a positive number, not '$PARTITIONS'"
+  printf 'KAFKA_PROFILE=%s\nKAFKA_EXTERNAL=%s\nPARTITIONS=%s\n' "$KAFKA_PROFILE" "$KAFKA_EXTERNAL" "$PARTITIONS" > "$BROKER_FILE"
+else
+  KAFKA_EXTERNAL=$(grep "^KAFKA_EXTERNAL=" "$BROKER_FILE" 2>/dev/null | cut -d= -f2- || true)
+fi
+kafka_brokers() { if [ -n "$KAFKA_EXTERNAL" ]; then echo "$KAFKA_EXTERNAL"; else echo "127.0.0.1:$(port_of kafka)"; fi; }
 
 save_port() { grep -q "^$1=" "$PORTS" 2>/dev/null || echo "$1=$2" >> "$PORTS"; }
 port_of() { grep "^$1=" "$PORTS" 2>/dev/null | tail -n1 | cut -d= -f2; }
@@ -80,9 +124,18 @@ write_instance_env() { # NAME INSTANCE
   local file="$STATE/instances/$2.env"
   {
     echo "GEOCHAT_INSTANCE_ID=$2"
-    echo "GEOCHAT_KAFKA_BROKERS=127.0.0.1:$(port_of kafka)"
-    # The dev broker's workarounds (docs/operations.md, "Kafka"); a cluster takes the default, kafka.
-    echo "GEOCHAT_KAFKA_PROFILE=tansu"
+    echo "GEOCHAT_KAFKA_BROKERS=$(kafka_brokers)"
+    # tansu: the dev broker's workarounds (docs/architecture.md, "Kafka settings"); kafka: a cluster's.
+    echo "GEOCHAT_KAFKA_PROFILE=$KAFKA_PROFILE"
+    echo "GEOCHAT_PARTITIONS=$PARTITIONS"
+    if [ "$KAFKA_PROFILE" = kafka ] && [ -z "$KAFKA_EXTERNAL" ] && [ "$KAFKA_WAITS" = dev ]; then
+      # The production settings on the local Tansu, with the dev broker's fetch waits: Tansu answers
+      # a fetch only when its wait ends, so the kafka profile's long polls would make every hop
+      # seconds (`--kafka-waits production` keeps them: deploy/idle.sh's second column).
+      echo "GEOCHAT_KAFKA_FETCH_WAIT_MAX_MS=10"
+      echo "GEOCHAT_KAFKA_BACKGROUND_FETCH_WAIT_MAX_MS=100"
+      echo "GEOCHAT_KAFKA_GROUPLESS_FETCH_WAIT_MAX_MS=10"
+    fi
     echo "GEOCHAT_PG_HOST=127.0.0.1"
     echo "GEOCHAT_PG_PORT=$(port_of postgres)"
     echo "GEOCHAT_PG_USER=postgres"
@@ -151,7 +204,9 @@ PG_PORT=$(port_of postgres)
 PG_USER=postgres
 PG_DATABASE=geochat
 PG_PASSWORD_FILE=$(pg_password_file "$STATE/pg")
-KAFKA_BROKERS=127.0.0.1:$(port_of kafka)
+KAFKA_BROKERS=$(kafka_brokers)
+KAFKA_PROFILE=$KAFKA_PROFILE
+PARTITIONS=$PARTITIONS
 BIN_DIR=$(bin_dir)
 EOT
 }
@@ -168,7 +223,7 @@ up() {
     [ -f "$STATE/pids/$n.pid" ] && kill -0 "$(cat "$STATE/pids/$n.pid")" 2>/dev/null || rm -f "$f"
   done
   pg_start "$STATE/pg" "$(port_of postgres)"
-  if ! port_open "$(port_of kafka)"; then kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid"; fi
+  if [ -z "$KAFKA_EXTERNAL" ] && ! port_open "$(port_of kafka)"; then kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid"; fi
   local s i
   for s in "${SERVICES[@]}"; do
     for i in $(seq 1 "${COUNT[$s]}"); do
@@ -210,7 +265,8 @@ status() {
     printf '%-14s pid %-8s port %-6s ready %s\n' "$i" "$pid" "$(port_of "$i")" \
       "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$(port_of "$i")/ready")"
   done
-  printf '%-14s port %s %s\n' kafka "$(port_of kafka)" "$(port_open "$(port_of kafka)" && echo up || echo down)"
+  if [ -n "$KAFKA_EXTERNAL" ]; then printf '%-14s %s (not started by this script)\n' kafka "$KAFKA_EXTERNAL"
+  else printf '%-14s port %s %s\n' kafka "$(port_of kafka)" "$(port_open "$(port_of kafka)" && echo up || echo down)"; fi
   printf '%-14s port %s %s\n' postgres "$(port_of postgres)" "$(port_open "$(port_of postgres)" && echo up || echo down)"
 }
 
@@ -220,7 +276,7 @@ case "$command" in
   status) status ;;
   destroy) down; rm -rf "$STATE"; log "removed $STATE" ;;
   stop-kafka) kafka_stop "$STATE/pids/kafka.pid" ;;
-  start-kafka) kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid" ;;
+  start-kafka) [ -z "$KAFKA_EXTERNAL" ] || die "this stack uses an existing Kafka ($KAFKA_EXTERNAL)"; kafka_start "$(port_of kafka)" "$STATE/logs/kafka.log" "$STATE/pids/kafka.pid" ;;
   stop-postgres) pg_stop "$STATE/pg" ;;
   start-postgres) pg_start "$STATE/pg" "$(port_of postgres)" ;;
   stop) [ -n "$target" ] || die "stop which instance?"; stop_pid "$STATE/pids/$target.pid" 10 ;;

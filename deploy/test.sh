@@ -5,7 +5,9 @@
 # and runs the HTTP integration tests against it. Tears everything down.
 #
 # Then the short fault-injection harness and the hostile-input corpus
-# (deploy/faults.sh --short, on a cluster of its own, ~4 min).
+# (deploy/faults.sh --short, on a cluster of its own, ~4 min). Then the same
+# with the production broker profile (`kafka`) on the dev broker: the
+# integration tests that cross the bus and the short fault harness.
 #
 #   deploy/test.sh [--unit-only | --integration-only]
 set -euo pipefail
@@ -77,30 +79,47 @@ if [ "$RUN_UNIT" = 1 ]; then
   pg_stop "$PG_STATE"
 fi
 
-if [ "$RUN_INTEGRATION" = 1 ]; then
+# The integration tests that prove what crosses the bus (commands and replies, events and read
+# models, the outbox, idempotency, read-your-writes, expiry's jobs, outages): the kafka profile's pass.
+KAFKA_PROFILE_TESTS=(Tests/Integration/test_commands.py Tests/Integration/test_idempotency.py
+  Tests/Integration/test_outbox.py Tests/Integration/test_read_your_writes.py Tests/Integration/test_platform.py
+  Tests/Integration/test_conformance_messages.py Tests/Integration/test_conformance_lobby.py
+  Tests/Integration/test_conformance_rooms.py Tests/Integration/test_conformance_sessions.py
+  Tests/Integration/test_expiry_jobs.py Tests/Integration/test_dependency_outages.py)
+
+integration() { # PROFILE [PYTEST ARGS…]: a local cluster with that broker profile, the HTTP integration tests against it
+  local profile=$1 ok=1; shift
   bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
-  log "integration: a local cluster with 2 gateways and 2 messaging instances"
-  if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build "${NO_RATE_LIMITS[@]}" \
+  log "integration ($profile profile): a local cluster with 2 gateways and 2 messaging instances"
+  if bash deploy/stack.sh up --state-dir "$TEST_STACK" --gateways 2 --messaging 2 --no-build --kafka-profile "$profile" \
+      "${NO_RATE_LIMITS[@]}" \
       --env GEOCHAT_EXPIRY_INTERVAL_S=2 --env GEOCHAT_PRESENCE_TIMEOUT_S=4 --env GEOCHAT_LOG_LEVEL=info \
       --env GEOCHAT_EXPIRY_BATCH_SIZE=100 \
       --env GEOCHAT_ADMIN_BCRYPT_COST=8; then  # cheap admin password hashes: the debug build on 2 busy cores
-    if ! GEOCHAT_STACK_ENV="$TEST_STACK/stack.env" .venv/bin/python -m pytest -v -p no:cacheprovider Tests/Integration; then
-      failed=1
+    if ! GEOCHAT_STACK_ENV="$TEST_STACK/stack.env" .venv/bin/python -m pytest -v -p no:cacheprovider "$@"; then
+      ok=0
     fi
   else
-    failed=1
+    ok=0
   fi
-  if [ "$failed" = 1 ] && [ -d "$TEST_STACK/logs" ]; then
+  if [ "$ok" = 0 ] && [ -d "$TEST_STACK/logs" ]; then
     for f in "$TEST_STACK"/logs/*.log; do
       echo "===== last lines of $f"; tail -n 60 "$f" | grep -v "Connection refused" | tail -n 30
     done
   fi
-fi
+  bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
+  [ "$ok" = 1 ]
+}
 
 if [ "$RUN_INTEGRATION" = 1 ]; then
-  bash deploy/stack.sh destroy --state-dir "$TEST_STACK" >/dev/null 2>&1 || true
+  integration tansu Tests/Integration || failed=1
   log "reliability: short fault-injection harness and hostile-input corpus"
   if ! bash deploy/faults.sh --short --no-doc; then failed=1; fi
+  # The production settings (the kafka profile: idempotent producer, plain topics, no re-created topics
+  # followed) on the dev broker: the tests that cross the bus, and the fault harness without broker restarts.
+  integration kafka "${KAFKA_PROFILE_TESTS[@]}" || failed=1
+  log "reliability (kafka profile): short fault-injection harness"
+  if ! bash deploy/faults.sh --short --no-doc --kafka-profile kafka; then failed=1; fi
 fi
 
 if [ "$failed" = 0 ]; then log "all tests passed"; else log "tests FAILED"; fi

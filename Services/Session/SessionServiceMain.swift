@@ -41,7 +41,7 @@ struct SessionServiceMain {
             loginSeal: env.loginSeal(), logger: env.logger)
         try host.handles(admin.handlers, group: ConsumerGroups.adminCommands, pace: .background)
         host.runs("settings and bans broadcast") {
-            await broadcaster.run(watchingForLostRecords: env.kafka.profile == .tansu)
+            await broadcaster.run(watchingForLostRecords: env.kafka.profile.republishesLostState)
         }
 
         let housekeeping = SessionHousekeeping(

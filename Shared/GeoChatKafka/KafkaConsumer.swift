@@ -301,6 +301,29 @@ public final class KafkaConsumer: Sendable {
         return byTopic.keys.sorted().map { TopicAssignment(topic: $0, partitions: byTopic[$0]!.sorted()) }
     }
 
+    /// Without a group: stops fetching until `wake`, positions kept. For a reader
+    /// that expects nothing (a reply topic while no request waits) and ignores a
+    /// record handed out twice across a rest (`TopicReader.rest`).
+    public func rest() {
+        if case .group = mode { return }
+        for reader in state.withLock({ $0.readers }) {
+            do { try reader.rest() } catch {
+                logger.warning("consumer could not rest", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Fetches again from where `rest` stopped, at once (a new assignment wakes
+    /// librdkafka's fetcher; a resumed pause would wait up to a second).
+    public func wake() {
+        if case .group = mode { return }
+        for reader in state.withLock({ $0.readers }) {
+            do { try reader.wake() } catch {
+                logger.warning("consumer could not wake", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Leaves the group (committing what was processed) and frees the handles.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }

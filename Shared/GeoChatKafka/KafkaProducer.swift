@@ -45,9 +45,7 @@ public final class KafkaProducer: RecordSender {
     }
 
     private func activeHandle() throws -> RDKafkaProducerHandle {
-        // The dev broker forgets producer ids when it restarts; a Kafka cluster
-        // does not, and a producer that saw every broker go is still good there.
-        if settings.profile == .tansu, let handle = current.withLock({ $0 }),
+        if settings.profile.replacesProducerAfterOutage, let handle = current.withLock({ $0 }),
             handle.signals.lostAllBrokers.load(ordering: .acquiring)
         {
             replace(handle, reason: "all brokers were down; the broker may have lost our producer id")

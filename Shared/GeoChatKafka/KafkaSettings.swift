@@ -33,6 +33,10 @@ public struct KafkaSettings: Sendable {
     /// and lists every stored batch of a partition on each fetch that returns
     /// records, so a reply topic that only grows slows every reply down.
     public var replyTopicRecords: Int?
+    /// A requester's reply readers stop fetching after this long without a
+    /// request waiting, and start again before the next is sent (zero: never
+    /// rest). Tansu costs CPU for every fetch, answered or not.
+    public var replyReaderQuiet: Duration = .seconds(2)
     /// *tansu*: the shared topics that rotate, and how often (nil: none rotates).
     public var generations: TopicGenerations?
     /// A record not acknowledged by then fails (the broker is away).
@@ -77,14 +81,8 @@ public struct KafkaSettings: Sendable {
 
     var producerProperties: [String: String] {
         common.merging([
-            "enable.idempotence": profile == .tansu ? "false" : "true",
-            // *tansu*: without idempotence, one request in flight is what keeps a
-            // partition's records in order through a retry. Tansu 0.6 rewrites its
-            // whole metadata document (every topic, every producer's sequence for
-            // every partition it ever wrote) on each idempotent produce, so each
-            // say got slower as topics came and went (docs/architecture.md, "Kafka
-            // settings"); it serves one request a connection at a time anyway.
-            "max.in.flight.requests.per.connection": profile == .tansu ? "1" : "5",
+            "enable.idempotence": String(profile.idempotentProducer),
+            "max.in.flight.requests.per.connection": String(profile.maxInFlightRequests),
             "acks": "all",
             "linger.ms": String(lingerMs),
             "message.timeout.ms": String(messageTimeoutMs),
@@ -117,10 +115,7 @@ public struct KafkaSettings: Sendable {
             "auto.commit.interval.ms": "500",
             "auto.offset.reset": reset,
             "session.timeout.ms": String(sessionTimeoutMs),
-            // Kafka's advice is at most a third of the session timeout; the dev
-            // broker's stack heartbeats twice as often, so a rebalance there
-            // reaches every member sooner (tests scale instances up and down).
-            "heartbeat.interval.ms": String(max(100, sessionTimeoutMs / (profile == .tansu ? 6 : 3))),
+            "heartbeat.interval.ms": String(max(100, sessionTimeoutMs / profile.heartbeatsPerSessionTimeout)),
             "fetch.wait.max.ms": String(fetchWaitMaxMs),
             "fetch.error.backoff.ms": "50",
             "partition.assignment.strategy": "cooperative-sticky",

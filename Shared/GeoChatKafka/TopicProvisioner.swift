@@ -112,7 +112,7 @@ public struct TopicProvisioner: Sendable {
     public func keep(
         _ topics: @escaping @Sendable () -> [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)
     ) async {
-        guard settings.profile == .tansu else { return }
+        guard settings.profile.recreatesLostTopics else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             do {

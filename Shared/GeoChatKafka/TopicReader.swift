@@ -174,6 +174,22 @@ final class TopicReader: Sendable {
         }
     }
 
+    /// Without a group: stops fetching, its positions kept (`wake` reads on from
+    /// them). On a broker that answers a fetch only when its wait ends, an idle
+    /// reader costs it a fetch every wait; resting costs nothing. A record being
+    /// handed out meanwhile may be handed out again after `wake`: only for
+    /// readers whose consumer ignores a repeat (a reply's waiter is gone).
+    func rest() throws(KafkaError) {
+        guard followsPositions, !isClosed else { return }
+        try handle.unassignAll()
+    }
+
+    /// Fetches again from the next offset it has not handed out, at once.
+    func wake() throws(KafkaError) {
+        guard followsPositions, !isClosed else { return }
+        try handle.assign(nextOffsets.withLock { $0 })
+    }
+
     /// Waits until its generation was read to the end, or `limit` passed; the
     /// owner keeps polling it meanwhile. The end is the high watermark each
     /// partition has when this starts, after the switch: nothing new comes.

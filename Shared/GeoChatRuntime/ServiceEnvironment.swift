@@ -110,12 +110,6 @@ public struct ServiceEnvironment: Sendable {
                 key: "kafka.topics", value: modeName,
                 expected: TopicsMode.allCases.map(\.rawValue).joined(separator: " or "))
         }
-        // Tansu answers a waiting fetch only when its wait ends, so the wait is
-        // the latency; Kafka answers as soon as a record arrives, so a long wait
-        // costs no latency and saves the empty round trips of an idle consumer.
-        // On Kafka the wait only bounds how soon partitions a rebalance hands
-        // over are first fetched (docs/operations.md, `GEOCHAT_KAFKA_PROFILE`).
-        let (interactiveWait, backgroundWait) = profile == .tansu ? (10, 100) : (2000, 5000)
         var overrides: [String: String] = [:]
         if let file = configuration.string("kafka.properties.file") {
             overrides = try Configuration.propertiesFile(at: file)
@@ -127,25 +121,26 @@ public struct ServiceEnvironment: Sendable {
             partitions: try configuration.int("partitions", default: 8),
             replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
             sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
-            fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: interactiveWait),
+            fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: profile.interactiveFetchWaitMs),
             backgroundFetchWaitMaxMs: try configuration.int(
-                "kafka.background.fetch.wait.max.ms", default: backgroundWait),
+                "kafka.background.fetch.wait.max.ms", default: profile.backgroundFetchWaitMs),
             lingerMs: try configuration.int("kafka.linger.ms", default: 1),
             messageTimeoutMs: try configuration.int("kafka.message.timeout.ms", default: 5000),
             overrides: overrides)
         settings.profile = profile
         settings.topicsMode = topicsMode
+        settings.replyReaderQuiet = .milliseconds(try configuration.int("kafka.reply.reader.quiet.ms", default: 2000))
         let replyTopicRecords = try configuration.int(
-            "kafka.reply.topic.records", default: profile == .tansu ? 2000 : 0)
+            "kafka.reply.topic.records", default: profile.replyTopicRecords)
         settings.replyTopicRecords = replyTopicRecords > 0 ? replyTopicRecords : nil
         let generationSeconds = try configuration.int(
-            "kafka.topic.generation.seconds", default: profile == .tansu ? 60 : 0)
+            "kafka.topic.generation.seconds", default: profile.topicGenerationSeconds)
         if generationSeconds > 0 {
             settings.generations = TopicGenerations(periodMs: Int64(generationSeconds) * 1000, rotates: Topics.rotates)
         }
-        if profile == .kafka {
+        if let groupLessWait = profile.groupLessFetchWaitMs {
             settings.groupLessFetchWaitMaxMs = try configuration.int(
-                "kafka.groupless.fetch.wait.max.ms", default: 10_000)
+                "kafka.groupless.fetch.wait.max.ms", default: groupLessWait)
         }
         if configuration.string("kafka.min.insync.replicas") != nil {
             settings.minInsyncReplicas = try configuration.int("kafka.min.insync.replicas", default: 1)

@@ -93,9 +93,8 @@ public struct ServiceHost: Sendable {
         if consumer.rotates {
             runs("generations \(topics.joined(separator: ","))") { await consumer.followGenerations() }
         }
-        // Only the dev broker makes topics anew (a Kafka cluster keeps them).
         if case .group = mode {
-        } else if environment.kafka.profile == .tansu {
+        } else if environment.kafka.profile.followsRecreatedTopics {
             runs("follow \(topics.joined(separator: ","))") { await consumer.followRecreatedTopics() }
         }
         return consumer
@@ -167,7 +166,7 @@ public struct ServiceHost: Sendable {
     /// Every component side by side; when one ends (cancelled at shutdown), all do.
     private func runComponents() async {
         var all = components
-        if environment.kafka.profile == .tansu {
+        if environment.kafka.profile.recreatesLostTopics {
             all.append(HostedComponent(name: "topics") { await topics.keep(TopicSpecs.shared) })
         }
         if let bus { all.append(HostedComponent(name: "command bus") { try await bus.run() }) }

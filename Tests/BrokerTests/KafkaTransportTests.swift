@@ -221,6 +221,61 @@ final class KafkaTransportTests: XCTestCase {
     }
 }
 
+extension KafkaTransportTests {
+    /// Reply readers rest while no request waits (`ReplyFetching`) and wake before the next
+    /// request is sent: every request after a rest is answered, as promptly as the others (a
+    /// resumed librdkafka pause waited up to a second for its fetcher's next round).
+    func testRestingReplyReadersWakeForTheNextRequest() async throws {
+        settings.replyReaderQuiet = .milliseconds(200)
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
+            [TopicSpec(name: Probe.topic, retention: .time(milliseconds: 3_600_000))])
+        let bus = try KafkaCommandBus(
+            instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
+        let busTask = Task { try await bus.run() }
+        let owner = try KafkaConsumer(
+            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive,
+            logger: logger)
+        try await owner.start()
+        var handlers = CommandHandlers(topic: Probe.topic)
+        handlers.on(Probe.self) { probe, context in
+            Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
+        }
+        let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)
+        let ownerTask = Task { await processor.run() }
+        for _ in 0..<100 where !bus.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        var answer: Probe.Answer?
+        for _ in 0..<10 where answer == nil {
+            answer = try? await bus.send(Probe(value: 1), idempotencyKey: "warm-up", within: .seconds(2))
+        }
+        XCTAssertEqual(answer?.value, 2)
+
+        var afterRest: [Duration] = []
+        for round in 0..<6 {
+            try await Task.sleep(for: .milliseconds(500))  // past the quiet: the readers rest
+            let started = ContinuousClock.now
+            let reply = try await bus.send(
+                Probe(value: 10 + round), idempotencyKey: "rest-\(round)", within: .seconds(3))
+            afterRest.append(ContinuousClock.now - started)
+            XCTAssertEqual(reply, Probe.Answer(value: 2 * (10 + round), idempotencyKey: "rest-\(round)"))
+            for burst in 0..<3 {  // and while awake
+                let value = 100 * round + burst
+                let awake = try await bus.send(
+                    Probe(value: value), idempotencyKey: "awake-\(value)", within: .seconds(3))
+                XCTAssertEqual(awake.value, 2 * value)
+            }
+        }
+        // Two fetch waits of 10 ms and the handler: far under the second a missed wake costs.
+        XCTAssertLessThan(afterRest.max()!, .milliseconds(700), "requests after a rest: \(afterRest)")
+
+        ownerTask.cancel()
+        busTask.cancel()
+        await owner.close()
+        await bus.shutdown()
+    }
+}
+
 /// A command of the tests' own, on a topic of this test run's own.
 struct Probe: WireCommand {
     struct Answer: Codable, Sendable, Equatable {

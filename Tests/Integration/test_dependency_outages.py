@@ -97,6 +97,7 @@ def outage(stack):
                message="every part of the stack working again after the outage")
 
 
+@pytest.mark.restarts_the_broker
 def test_kafka_away_then_back(stack, outage):
     a, b = stack["gateways"][:2]
     session = start(a)

@@ -22,7 +22,6 @@ from geochat_support.protocol import create, http, say, start, unique_topic
 from geochat_support.stack import run_stack_command
 from geochat_support.waiting import wait_until
 
-PARTITIONS = 8  # GEOCHAT_PARTITIONS of the test stack
 
 
 @pytest.fixture
@@ -51,7 +50,7 @@ def test_say_redelivered_is_one_message(stack, wire):
     correlations = [wire.send("geochat.messaging.commands", str(room), command, key)]
     correlations.append(wire.send("geochat.messaging.commands", str(room), command, key))
     correlations += [wire.send("geochat.messaging.commands", str(room), command, key, partition=p)
-                     for p in range(PARTITIONS)]
+                     for p in range(int(stack["PARTITIONS"]))]
     wire.flush()
     for reply in wire.wait(correlations):
         ids.append(posted_id(reply))
@@ -76,7 +75,7 @@ def test_say_repeated_by_a_phone_is_one_message(stack, wire):
     correlations = [wire.send("geochat.messaging.commands", str(room), command, "repeat-" + uuid.uuid4().hex)
                     for _ in range(2)]
     correlations += [wire.send("geochat.messaging.commands", str(room), command, "repeat-" + uuid.uuid4().hex,
-                               partition=p) for p in range(PARTITIONS)]
+                               partition=p) for p in range(int(stack["PARTITIONS"]))]
     wire.flush()
     assert {posted_id(r) for r in wire.wait(correlations)} == {first}
     assert count(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id = {room} AND text = '{text}'") == 1

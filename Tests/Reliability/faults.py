@@ -301,6 +301,10 @@ def schedule(stack, short):
                 order.append(insts[round_ % len(insts)])
             order.append("postgres" if round_ != 1 else "kafka")
         order += ["messaging-2", "gateway-1", "kafka", "postgres"]
+    if stack.env.get("KAFKA_PROFILE") == "kafka":
+        # Stopping the local broker loses every topic (Tansu keeps them in memory); the kafka
+        # profile is for clusters that keep them, so its run has every other fault.
+        order = [target for target in order if target != "kafka"]
     return order
 
 

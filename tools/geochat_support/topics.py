@@ -12,8 +12,23 @@ ROTATING = {
     "geochat.messaging.commands", "geochat.messages.events", "geochat.presence",
 }
 
-# 0: nothing rotates (the `kafka` profile). The stack's default is 60 s.
-GENERATION_SECONDS = int(os.environ.get("GEOCHAT_KAFKA_TOPIC_GENERATION_SECONDS", "60"))
+
+
+def generation_seconds():
+    """The period the stack's services rotate by: 0 (nothing rotates) under the `kafka` profile, which
+    a stack started with `--kafka-profile kafka` or `--kafka-brokers` names in its stack.env; else the
+    services' default, 60 s, unless GEOCHAT_KAFKA_TOPIC_GENERATION_SECONDS says otherwise."""
+    if "GEOCHAT_KAFKA_TOPIC_GENERATION_SECONDS" in os.environ:
+        return int(os.environ["GEOCHAT_KAFKA_TOPIC_GENERATION_SECONDS"])
+    path = os.environ.get("GEOCHAT_STACK_ENV")
+    if path and os.path.exists(path):
+        with open(path) as f:
+            if "KAFKA_PROFILE=kafka" in (line.strip() for line in f):
+                return 0
+    return 60
+
+
+GENERATION_SECONDS = generation_seconds()
 
 
 def generation(at=None):

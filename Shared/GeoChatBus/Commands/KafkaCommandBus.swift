@@ -34,6 +34,8 @@ public final class KafkaCommandBus: CommandBus {
     /// Wakes the expiry loop when a request starts waiting: with none waiting
     /// the loop sleeps (an idle instance does not tick).
     private let waitersArrived = Doorbell()
+    /// Whether the reply readers fetch; their rest and wake happen under this lock.
+    private let fetching: Mutex<ReplyFetching>
 
     private let profile: BrokerProfile
 
@@ -47,6 +49,7 @@ public final class KafkaCommandBus: CommandBus {
         self.profile = settings.profile
         self.settings = settings
         let first = replies.current
+        self.fetching = Mutex(ReplyFetching(quiet: settings.replyReaderQuiet, now: .now))
         self.firstReader = try KafkaConsumer(
             settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
         self.readers = Mutex([first: firstReader])
@@ -68,6 +71,7 @@ public final class KafkaCommandBus: CommandBus {
             group.addTask { try? await self.pingUntilReady() }
             group.addTask { try? await self.keepTopicLoop() }
             group.addTask { try? await self.retireLoop() }
+            group.addTask { try? await self.restLoop() }
             group.addTask { await self.read(self.firstReader) }
             for await reader in newReaders {
                 group.addTask { await self.read(reader) }
@@ -78,7 +82,7 @@ public final class KafkaCommandBus: CommandBus {
 
     private func read(_ reader: KafkaConsumer) async {
         await withDiscardingTaskGroup { group in
-            if profile == .tansu { group.addTask { await reader.followRecreatedTopics() } }
+            if profile.followsRecreatedTopics { group.addTask { await reader.followRecreatedTopics() } }
             for await record in reader.records {
                 deliver(record)
             }
@@ -153,6 +157,8 @@ public final class KafkaCommandBus: CommandBus {
             return table.count == 1
         }
         if first { waitersArrived.ring() }
+        wakeReadersIfResting()
+        defer { fetching.withLock { $0.requestEnded(at: .now) } }
         // Sending runs beside the wait, so the deadline bounds the whole request
         // even while the broker is away and deliveries take longer to fail.
         let key = command.partitionKey ?? idempotencyKey
@@ -236,6 +242,28 @@ public final class KafkaCommandBus: CommandBus {
                 return Array(late.values)
             }
             for waiter in expired { waiter.finish(.failure(.timedOut)) }
+        }
+    }
+
+    /// Wakes the reply readers before a request is sent, if they rest: the fetch
+    /// starts at once, so the reply cannot arrive before a fetch will see it.
+    private func wakeReadersIfResting() {
+        fetching.withLock { state in
+            guard state.requestStarting(at: .now) == .wake else { return }
+            for reader in readers.withLock({ Array($0.values) }) { reader.wake() }
+        }
+    }
+
+    /// Rests the reply readers while no request waits (`ReplyFetching`).
+    private func restLoop() async throws {
+        guard settings.replyReaderQuiet > .zero else { return }
+        while true {
+            try await Task.sleep(for: settings.replyReaderQuiet / 2)
+            fetching.withLock { state in
+                let waitingNow = waiting.withLock { $0.count }
+                guard state.tick(at: .now, waiting: waitingNow, ready: isReady) == .rest else { return }
+                for reader in readers.withLock({ Array($0.values) }) { reader.rest() }
+            }
         }
     }
 

@@ -55,6 +55,25 @@ final class RDKafkaConsumerHandle: @unchecked Sendable {
         return starts
     }
 
+    /// Takes the given partitions without a group, each at the given offset. A new
+    /// assignment wakes librdkafka's fetcher at once; a resumed pause waits for
+    /// its next round, up to a second (docs/benchmarks.md, "Idle").
+    func assign(_ positions: [PartitionID: Int64]) throws(KafkaError) {
+        let list = rd_kafka_topic_partition_list_new(Int32(positions.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for (p, offset) in positions {
+            rd_kafka_topic_partition_list_add(list, p.topic, p.partition).pointee.offset = offset
+        }
+        let err = rd_kafka_assign(handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("assign: \(err.message)") }
+    }
+
+    /// Gives up every partition (no group: nothing is committed); fetching stops.
+    func unassignAll() throws(KafkaError) {
+        let err = rd_kafka_assign(handle, nil)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.client("unassign: \(err.message)") }
+    }
+
     /// The partition's low and high watermarks as its leader reports them now (blocks).
     func watermarks(_ p: PartitionID, timeoutMs: Int32) throws(KafkaError) -> (low: Int64, high: Int64) {
         var low: Int64 = 0
