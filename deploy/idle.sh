@@ -3,11 +3,12 @@
 # Tansu, PostgreSQL) under .data/idle, waits until every instance is ready and
 # a further 20 s for start-up work to settle, then reads the CPU time every
 # process of the stack used over 60 s with no traffic at all (utime + stime
-# from /proc, PostgreSQL's and Tansu's children included). Twice, side by
-# side: the services with the `tansu` broker profile (as the stack runs them),
-# then restarted with the `kafka` profile (the long-poll fetch waits a Kafka
-# cluster gets; Tansu answers those only when the wait ends, so that run has
-# the services' own idle cost with production settings, not usable latency).
+# from /proc, PostgreSQL's and Tansu's children included). Three stacks, one
+# after the other: the services with the `tansu` broker profile (as the stack
+# runs them); the `kafka` profile with its own long-poll fetch waits (Tansu
+# answers those only when the wait ends, so that run has the services' own
+# idle cost with production settings, not usable latency); and the local
+# cluster (2 gateways, 2 messaging instances) on `tansu`.
 # Prints cores per process and in all (python -m geochat_bench.idle_cpu), writes them to docs/benchmarks.md
 # between the idle-cost markers, and tears the stack down.
 #
@@ -36,17 +37,20 @@ log "build: swift build -c $CONFIG"
 swift build -c "$CONFIG" > "$ROOT/.data/idle-build.log" 2>&1 || die "build failed (.data/idle-build.log)"
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 trap 'bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
-measure() { # PROFILE
-  bash deploy/stack.sh up --state-dir "$STATE" --no-build --kafka-profile "$1" --kafka-waits production \
-    "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
-  log "profile $1: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
+measure() { # NAME ARGS…: a stack as `deploy/stack.sh up ARGS…` starts it, measured idle
+  local name=$1; shift
+  bash deploy/stack.sh up --state-dir "$STATE" --no-build "$@" "${STACK_ARGS[@]+"${STACK_ARGS[@]}"}"
+  log "$name: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
   sleep 20
   .venv/bin/python -m geochat_bench.idle_cpu measure --state-dir "$STATE" --seconds "$SECONDS_MEASURED" \
-    --out "$STATE.$1.json"
-  bash deploy/stack.sh down --state-dir "$STATE" >/dev/null
+    --out "$STATE.$name.json"
+  bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null
 }
-measure tansu
-measure kafka
-args=(report --seconds "$SECONDS_MEASURED" --build "$CONFIG" --run tansu "$STATE.tansu.json" --run kafka "$STATE.kafka.json")
+measure tansu --kafka-profile tansu
+measure kafka --kafka-profile kafka --kafka-waits production
+measure cluster --kafka-profile tansu --gateways 2 --messaging 2
+args=(report --seconds "$SECONDS_MEASURED" --build "$CONFIG" --run '`tansu` profile' "$STATE.tansu.json"
+  --run '`kafka` profile (its own fetch waits)' "$STATE.kafka.json"
+  --run '`tansu`, 2 gateways + 2 messaging' "$STATE.cluster.json")
 [ "$DOC" = 1 ] && args+=(--doc "$ROOT/docs/benchmarks.md")
 .venv/bin/python -m geochat_bench.idle_cpu "${args[@]}"

@@ -111,3 +111,23 @@ def stack_sql_remove(stack, room):
     finally:
         client.close()
     return "reply" in reply
+
+
+def test_a_message_read_at_once_through_the_other_gateway_is_there_or_follows_in_order(stack):
+    """docs/protocol.md, "Decisions where the contract is silent": a say answered through A and read
+    through B at once may not be there yet (B learns it from the message event, one broker hop
+    later); it is there within a second, and nothing after it is shown before it. Through A it is
+    there at once. Counts how often B already had it (printed; not a target)."""
+    a, b = gateways(stack)
+    session = start(a, unique_nick())
+    room = new_room(a, session)
+    already = 0
+    for turn in range(10):
+        said = say(a, session, room, f"hop {turn}")
+        assert said in [m["id"] for m in messages(a, room)], "the answering gateway shows it at once"
+        seen = [m["id"] for m in messages(b, room, past=said - 1)]
+        assert seen in ([], [said]), f"through B right after the answer: {seen}"
+        already += seen == [said]
+        wait_until(lambda: [m["id"] for m in messages(b, room, past=said - 1)] == [said], timeout=1.0,
+                   interval=0.02, message=f"message {said} through B within a second")
+    print(f"through the other gateway at once: {already} of 10")
