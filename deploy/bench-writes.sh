@@ -4,7 +4,7 @@
 # (../shared/peers/php) beside it, measured in one run, alternating; the broker is
 # never restarted. Adds its figures to docs/benchmarks.md ("Writes").
 #
-#   deploy/bench-writes.sh [--keep] [geochat_bench.writes options: --only create,say,budget,push --label TEXT …]
+#   deploy/bench-writes.sh [--keep] [--env KEY=VALUE]… [geochat_bench.writes options: --only create,say,budget,push --label TEXT …]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -33,7 +33,7 @@ trap cleanup EXIT
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 log "stack: 2 gateways, 2 messaging instances, in $STATE"
 bash deploy/stack.sh up --release --no-build --state-dir "$STATE" --gateways 2 --messaging 2 \
-  --env GEOCHAT_LOG_LEVEL=warning "${NO_RATE_LIMITS[@]}" >/dev/null
+  --env GEOCHAT_LOG_LEVEL=warning "${NO_RATE_LIMITS[@]}" "${STACK_ENV[@]+"${STACK_ENV[@]}"}" >/dev/null
 php_port=$(free_port)
 "$PHP/down" >/dev/null 2>&1 || true
 "$PHP/up" "$php_port" >/dev/null

@@ -227,12 +227,16 @@ service_start() { # NAME BINARY ENVFILE LOGFILE PIDFILE
 # A benchmark script's arguments (bench-push, bench-writes, bench-scale, bench-request-cpu):
 # --keep (leave its stack running) sets KEEP=1, the rest go to its Python module in
 # BENCH_ARGS; ORIGINAL_ARGS is the command line its doc block states.
-bench_arguments() {
+bench_arguments() { # --keep and --env KEY=VALUE (for the stack) taken out; the rest for the Python
   ORIGINAL_ARGS="$*"
   KEEP=0
   BENCH_ARGS=()
-  local arg
-  for arg in "$@"; do
-    if [ "$arg" = --keep ]; then KEEP=1; else BENCH_ARGS+=("$arg"); fi
+  STACK_ENV=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --keep) KEEP=1; shift ;;
+      --env) STACK_ENV+=(--env "$2"); shift 2 ;;
+      *) BENCH_ARGS+=("$1"); shift ;;
+    esac
   done
 }

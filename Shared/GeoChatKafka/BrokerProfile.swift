@@ -14,16 +14,28 @@ public enum BrokerProfile: String, Sendable, CaseIterable {
 
     // MARK: Fetch waits
 
-    /// Consumers on a request's path. Tansu: the wait *is* the hop's latency,
-    /// and every fetch costs the broker CPU per partition asked
-    /// (docs/benchmarks.md, "The dev broker's costs"); Kafka: the wait costs no
-    /// latency and bounds only how soon partitions a rebalance hands over are
-    /// first fetched.
-    public var interactiveFetchWaitMs: Int { self == .tansu ? 10 : 2000 }
+    /// Consumers on a request's path (command topics, the gateways' event
+    /// feed). Kafka: the wait costs no latency and bounds only how soon
+    /// partitions a rebalance hands over are first fetched. Tansu: an empty
+    /// fetch passes over its partitions at 0, ½, ¾, … of its wait, a record
+    /// found ends it, so a hop takes up to about half the wait (measured: p99
+    /// 7, 11, 21 ms at 10, 20, 40 ms), and every fetch costs the broker ~0.4 ms
+    /// whatever its wait (docs/benchmarks.md, "The dev broker's costs"): 30 ms
+    /// keeps a hop under ~17 ms at ~0.013 cores a consumer idle.
+    public var interactiveFetchWaitMs: Int { self == .tansu ? 30 : 2000 }
+
+    /// A requester's reply readers, which rest while no request waits (no idle
+    /// cost). Under load a fetch that finds records costs Tansu ~1.1 ms plus
+    /// ~0.5 µs for every batch the partition holds, and a reader fetches about
+    /// twice per wait: at 10 ms a gateway's reply reader alone made ~200 such
+    /// fetches a second at 200 says/s (answer p99 253 ms against 190 ms at 30,
+    /// docs/benchmarks.md, "Writes", 2026-11-27 10:55 and 11:01).
+    public var replyFetchWaitMs: Int { self == .tansu ? 30 : 2000 }
 
     /// Consumers off every request's path (state topics, bookkeeping feeds,
-    /// admin and expiry commands).
-    public var backgroundFetchWaitMs: Int { self == .tansu ? 100 : 5000 }
+    /// admin and expiry commands). On Tansu 250 ms: a record within ~130 ms,
+    /// ~0.002 cores a consumer idle.
+    public var backgroundFetchWaitMs: Int { self == .tansu ? 250 : 5000 }
 
     /// Consumers without a group, whose partitions never move: on Kafka only
     /// idle cost depends on their wait. Nil: the pace's wait (on Tansu the

@@ -33,6 +33,9 @@ public final class KafkaConsumer: Sendable {
         case interactive
         /// Off every request's path: `KafkaSettings.backgroundFetchWaitMaxMs`.
         case background
+        /// A requester's replies: `KafkaSettings.replyFetchWaitMaxMs`. Such a
+        /// reader rests while no request waits, so its wait costs nothing idle.
+        case replies
     }
 
     private let settings: KafkaSettings
@@ -69,6 +72,7 @@ public final class KafkaConsumer: Sendable {
         switch pace {
         case .interactive: fetchWait = settings.fetchWaitMaxMs
         case .background: fetchWait = settings.backgroundFetchWaitMaxMs
+        case .replies: fetchWait = settings.replyFetchWaitMaxMs
         }
         if case .group = mode {} else if let groupLess = settings.groupLessFetchWaitMaxMs { fetchWait = groupLess }
         self.fetchWaitMs = fetchWait

@@ -17,6 +17,9 @@ public struct KafkaSettings: Sendable {
     /// The broker holds a fetch at most this long: the main latency knob, for
     /// consumers on a request's path (commands, replies, the gateways' event feed).
     public var fetchWaitMaxMs: Int
+    /// The same for a requester's reply readers, which rest while no request
+    /// waits: the reply's hop, at no idle cost.
+    public var replyFetchWaitMaxMs: Int
     /// The same for background consumers (state topics, bookkeeping events, admin
     /// commands). A broker that answers an empty fetch only when its wait ends
     /// (Tansu) spends CPU on every fetch, so these ask ten times less often.
@@ -51,7 +54,8 @@ public struct KafkaSettings: Sendable {
     public init(
         brokers: String = "127.0.0.1:9092", clientID: String = "geochat", partitions: Int = 8,
         replicationFactor: Int = 1, sessionTimeoutMs: Int = 6000, fetchWaitMaxMs: Int = 10,
-        backgroundFetchWaitMaxMs: Int = 100, lingerMs: Int = 1, messageTimeoutMs: Int = 5000,
+        replyFetchWaitMaxMs: Int = 10, backgroundFetchWaitMaxMs: Int = 100, lingerMs: Int = 1,
+        messageTimeoutMs: Int = 5000,
         overrides: [String: String] = [:]
     ) {
         self.brokers = brokers
@@ -60,6 +64,7 @@ public struct KafkaSettings: Sendable {
         self.replicationFactor = replicationFactor
         self.sessionTimeoutMs = sessionTimeoutMs
         self.fetchWaitMaxMs = fetchWaitMaxMs
+        self.replyFetchWaitMaxMs = replyFetchWaitMaxMs
         self.backgroundFetchWaitMaxMs = backgroundFetchWaitMaxMs
         self.lingerMs = lingerMs
         self.messageTimeoutMs = messageTimeoutMs

@@ -122,6 +122,8 @@ public struct ServiceEnvironment: Sendable {
             replicationFactor: try configuration.int("kafka.replication.factor", default: 1),
             sessionTimeoutMs: try configuration.int("kafka.session.timeout.ms", default: 6000),
             fetchWaitMaxMs: try configuration.int("kafka.fetch.wait.max.ms", default: profile.interactiveFetchWaitMs),
+            replyFetchWaitMaxMs: try configuration.int(
+                "kafka.reply.fetch.wait.max.ms", default: profile.replyFetchWaitMs),
             backgroundFetchWaitMaxMs: try configuration.int(
                 "kafka.background.fetch.wait.max.ms", default: profile.backgroundFetchWaitMs),
             lingerMs: try configuration.int("kafka.linger.ms", default: 1),

@@ -82,7 +82,10 @@ import Testing
         ])
         #expect(tansu.profile == .tansu && tansu.topicsMode == .verify && tansu.minInsyncReplicas == 2)
         #expect(
-            tansu.fetchWaitMaxMs == 10 && tansu.backgroundFetchWaitMaxMs == 100 && tansu.groupLessFetchWaitMaxMs == nil)
+            tansu.fetchWaitMaxMs == 30 && tansu.replyFetchWaitMaxMs == 30 && tansu.backgroundFetchWaitMaxMs == 250
+                && tansu.groupLessFetchWaitMaxMs == nil)
+        #expect(tansu.replyTopicRecords == 2000 && tansu.generations?.periodMs == 60_000)
+        #expect(kafka.replyTopicRecords == nil && kafka.generations == nil, "a cluster trims its topics")
         #expect(throws: ConfigurationError.self) { try self.settings(["GEOCHAT_KAFKA_PROFILE": "redpanda"]) }
         #expect(throws: ConfigurationError.self) { try self.settings(["GEOCHAT_KAFKA_TOPICS": "maybe"]) }
     }

@@ -51,7 +51,7 @@ public final class KafkaCommandBus: CommandBus {
         let first = replies.current
         self.fetching = Mutex(ReplyFetching(quiet: settings.replyReaderQuiet, now: .now))
         self.firstReader = try KafkaConsumer(
-            settings: settings, topics: [first], mode: .tail, pace: .interactive, logger: logger)
+            settings: settings, topics: [first], mode: .tail, pace: .replies, logger: logger)
         self.readers = Mutex([first: firstReader])
         (newReaders, newReader) = AsyncStream.makeStream()
         self.logger = logger
@@ -294,7 +294,7 @@ public final class KafkaCommandBus: CommandBus {
         do {
             try await provisioner.createApart([TopicSpecs.spec(for: next, partitions: 1)])
             let reader = try KafkaConsumer(
-                settings: settings, topics: [next], mode: .tail, pace: .interactive, logger: logger)
+                settings: settings, topics: [next], mode: .tail, pace: .replies, logger: logger)
             made = reader
             // Assigned from the new topic's end, 0: every reply to it is read.
             try await reader.start()

@@ -1,5 +1,6 @@
 /// The rooms service's commands (topic `geochat.rooms.commands`), keyed by room
-/// id; a create by its creator's session, reads that need no order by their key.
+/// id; a create by what a repeat of it has in common, reads that need no order
+/// by their key.
 
 public struct CreateRoom: RoomsWireCommand {
     public typealias Reply = RoomInfo
@@ -8,7 +9,14 @@ public struct CreateRoom: RoomsWireCommand {
     public var position: MercatorPoint
     public var zoom: ZoomLevel
     public var topic: String
-    public var partitionKey: String? { session.value }
+    /// The creator, the place and the topic as stored: what a phone's repeat has in
+    /// common with the first (docs/protocol.md, "create"). A repeat runs after the
+    /// first and finds it; one session's different rooms are made side by side
+    /// (keyed by the session alone, 16 creates at once ran one after the other).
+    public var partitionKey: String? {
+        let stored = (try? ChatText.validate(topic, length: Limits.topicLength).get()) ?? topic
+        return "\(session.value)/\(position.x)/\(position.y)/\(zoom.value)/\(stored)"
+    }
 
     public init(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) {
         self.session = session
