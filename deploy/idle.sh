@@ -8,7 +8,9 @@
 # runs them); the `kafka` profile with its own long-poll fetch waits (Tansu
 # answers those only when the wait ends, so that run has the services' own
 # idle cost with production settings, not usable latency); and the local
-# cluster (2 gateways, 2 messaging instances) on `tansu`.
+# cluster (2 gateways, 2 messaging instances) on `tansu`. On the `tansu` runs a
+# session joins a room and says before the quiet, and the first say after it
+# is timed (`--first-say`): what the rested readers and idle waits cost a user.
 # Prints cores per process and in all (python -m geochat_bench.idle_cpu), writes them to docs/benchmarks.md
 # between the idle-cost markers, and tears the stack down.
 #
@@ -43,11 +45,14 @@ measure() { # NAME ARGS…: a stack as `deploy/stack.sh up ARGS…` starts it, m
   log "$name: settling 20 s, then measuring ${SECONDS_MEASURED} s with no traffic"
   sleep 20
   .venv/bin/python -m geochat_bench.idle_cpu measure --state-dir "$STATE" --seconds "$SECONDS_MEASURED" \
-    --out "$STATE.$name.json"
+    --out "$STATE.$name.json" "${FIRST_SAY[@]+"${FIRST_SAY[@]}"}"
   bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null
 }
+FIRST_SAY=(--first-say)
 measure tansu --kafka-profile tansu
+FIRST_SAY=()  # the kafka profile's long waits on Tansu: idle cost only, no usable latency
 measure kafka --kafka-profile kafka --kafka-waits production
+FIRST_SAY=(--first-say)
 measure cluster --kafka-profile tansu --gateways 2 --messaging 2
 args=(report --seconds "$SECONDS_MEASURED" --build "$CONFIG" --run '`tansu` profile' "$STATE.tansu.json"
   --run '`kafka` profile (its own fetch waits)' "$STATE.kafka.json"

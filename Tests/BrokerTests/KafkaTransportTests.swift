@@ -155,29 +155,15 @@ final class KafkaTransportTests: XCTestCase {
     }
 
     func testRequestReplyAnswersRefusesAndTimesOut() async throws {
-        let producer = try KafkaProducer(settings: settings, logger: logger)
-        defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
-            [Probe.topic, Unanswered.topic].map { TopicSpec(name: $0, retention: .time(milliseconds: 3_600_000)) })
-        let bus = try KafkaCommandBus(
-            instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
-        let busTask = Task { try await bus.run() }
-        let owner = try KafkaConsumer(
-            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive,
-            logger: logger)
-        try await owner.start()
-        var handlers = CommandHandlers(topic: Probe.topic)
-        handlers.on(Probe.self) { probe, context in
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { probe in
             switch probe.value {
             case 404: throw ProtocolError.noSuchChat
             case 999: try await Task.sleep(for: .seconds(2))
             default: break
             }
-            return Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
         }
-        let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)
-        let ownerTask = Task { await processor.run() }
-        for _ in 0..<100 where !bus.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        defer { rig.producer.close() }
+        let bus = rig.bus
         XCTAssertTrue(bus.isReady)
 
         // The group's first assignment takes a moment: retry the first request.
@@ -213,11 +199,7 @@ final class KafkaTransportTests: XCTestCase {
             XCTAssertEqual(error, .timedOut)
         }
         XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(1500), "a timeout answers at its deadline")
-
-        ownerTask.cancel()
-        busTask.cancel()
-        await owner.close()
-        await bus.shutdown()
+        await rig.stop()
     }
 }
 
@@ -227,24 +209,9 @@ extension KafkaTransportTests {
     /// resumed librdkafka pause waited up to a second for its fetcher's next round).
     func testRestingReplyReadersWakeForTheNextRequest() async throws {
         settings.replyReaderQuiet = .milliseconds(200)
-        let producer = try KafkaProducer(settings: settings, logger: logger)
-        defer { producer.close() }
-        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
-            [TopicSpec(name: Probe.topic, retention: .time(milliseconds: 3_600_000))])
-        let bus = try KafkaCommandBus(
-            instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
-        let busTask = Task { try await bus.run() }
-        let owner = try KafkaConsumer(
-            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive,
-            logger: logger)
-        try await owner.start()
-        var handlers = CommandHandlers(topic: Probe.topic)
-        handlers.on(Probe.self) { probe, context in
-            Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
-        }
-        let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)
-        let ownerTask = Task { await processor.run() }
-        for _ in 0..<100 where !bus.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { _ in }
+        defer { rig.producer.close() }
+        let bus = rig.bus
         var answer: Probe.Answer?
         for _ in 0..<10 where answer == nil {
             answer = try? await bus.send(Probe(value: 1), idempotencyKey: "warm-up", within: .seconds(2))
@@ -268,9 +235,45 @@ extension KafkaTransportTests {
         }
         // Two fetch waits of 10 ms and the handler: far under the second a missed wake costs.
         XCTAssertLessThan(afterRest.max()!, .milliseconds(700), "requests after a rest: \(afterRest)")
+        await rig.stop()
+    }
+}
 
-        ownerTask.cancel()
-        busTask.cancel()
+/// A requester's bus and an owner that answers `Probe` (twice its value, after `check`), on the
+/// broker: the request/reply tests' setting. `Unanswered`'s topic exists; nobody reads it.
+struct ProbeRig {
+    let producer: KafkaProducer
+    let bus: KafkaCommandBus
+    let owner: KafkaConsumer
+    let tasks: [@Sendable () -> Void]
+
+    static func start(
+        settings: KafkaSettings, logger: Logger, check: @escaping @Sendable (Probe) async throws -> Void
+    ) async throws -> ProbeRig {
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
+            [Probe.topic, Unanswered.topic].map { TopicSpec(name: $0, retention: .time(milliseconds: 3_600_000)) })
+        let bus = try KafkaCommandBus(
+            instance: "test-\(UUID().uuidString.prefix(8))", settings: settings, producer: producer, logger: logger)
+        let busTask = Task { try await bus.run() }
+        let owner = try KafkaConsumer(
+            settings: settings, topics: [Probe.topic], mode: .group("owner-\(UUID())"), pace: .interactive,
+            logger: logger)
+        try await owner.start()
+        var handlers = CommandHandlers(topic: Probe.topic)
+        handlers.on(Probe.self) { probe, context in
+            try await check(probe)
+            return Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
+        }
+        let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)
+        let ownerTask = Task { await processor.run() }
+        for _ in 0..<100 where !bus.isReady { try await Task.sleep(for: .milliseconds(100)) }
+        return ProbeRig(
+            producer: producer, bus: bus, owner: owner, tasks: [{ busTask.cancel() }, { ownerTask.cancel() }])
+    }
+
+    func stop() async {
+        for cancel in tasks { cancel() }
         await owner.close()
         await bus.shutdown()
     }

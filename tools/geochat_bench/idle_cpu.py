@@ -5,13 +5,16 @@ Processes: each instance (STATE/pids/*.pid: the services and Tansu) and
 PostgreSQL (the postmaster and every backend and worker under it), each with
 its descendants. Cores = CPU seconds used / wall seconds.
 
-  python -m geochat_bench.idle_cpu measure --state-dir .data/idle --seconds 60 --out FILE.json
+  python -m geochat_bench.idle_cpu measure --state-dir .data/idle --seconds 60 --out FILE.json [--first-say]
   python -m geochat_bench.idle_cpu report --run tansu A.json --run kafka B.json [--doc docs/benchmarks.md]
 """
 import argparse
 import json
 import os
 import time
+
+from geochat_support.protocol import create, say, start
+from geochat_support.stack import read_stack_env
 
 from .doc_sections import marked_block, write_marked
 from .runner import utc_now
@@ -69,7 +72,7 @@ def sample(named):
 
 
 def write_doc(path, runs, measured_at, seconds, build):
-    names = [name for _, table in runs for name in table if name != "all"]
+    names = [name for _, table in runs for name in table if name != "all" and not name.endswith("_ms")]
     names = list(dict.fromkeys(names)) + ["all"]
     block = marked_block("idle-cost", "deploy/idle.sh", [
         f"Measured {measured_at} by `bash deploy/idle.sh{' --release' if build == 'release' else ''}` "
@@ -83,12 +86,27 @@ def write_doc(path, runs, measured_at, seconds, build):
         *[f"| {name} | " + " | ".join(f"{table[name]:.3f}" if name in table else "—" for _, table in runs) + " |"
           for name in names],
         "",
+        *[f"A say after the {seconds} s of quiet ({label}, through gateway 1, a session that had joined and said "
+          f"before): **{table['first_say_ms']:.1f} ms**; the next four, 1.5 s apart: "
+          + ", ".join(f"{t:.1f}" for t in table["next_says_ms"]) + " ms (target: within the say's p99, 50 ms)."
+          for label, table in runs if "first_say_ms" in table],
+        "",
     ])
     write_marked(path, [("idle-cost", block, "## Idle cost\n\n")])
 
 
+def a_say_ready(state_dir):
+    """A session that joined a room and said once, through the first gateway: (say, gateway)."""
+    gateway = read_stack_env(os.path.join(state_dir, "stack.env"))["GATEWAY_URLS"].split()[0]
+    session = start(gateway, "Idle")
+    room = create(gateway, session, 0.4242, 0.4242, 9, f"idle {time.time():.0f}")["id"]
+    say(gateway, session, room, "before the quiet")
+    return lambda text: say(gateway, session, room, text)
+
+
 def measure(args):
     named = processes(args.state_dir)
+    said = a_say_ready(args.state_dir) if args.first_say else None
     before, t0 = sample(named), time.monotonic()
     time.sleep(args.seconds)
     after, wall = sample(named), time.monotonic() - t0
@@ -97,10 +115,23 @@ def measure(args):
         used = sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items())
         table[name] = used / TICKS / wall
     table["all"] = sum(table.values())
+    if said:
+        # The first say after the quiet (every reader on its path at rest or at its idle wait), then
+        # four more 1.5 s apart (the stack's say limit), each timed from request to answer.
+        times = []
+        for i in range(5):
+            started = time.monotonic()
+            said(f"after {args.seconds:.0f} s of quiet, {i}")
+            times.append((time.monotonic() - started) * 1000)
+            time.sleep(1.5)
+        table["first_say_ms"], table["next_says_ms"] = times[0], times[1:]
+        print(f"first say after {args.seconds:.0f} s idle: {times[0]:.1f} ms; the next four: "
+              + ", ".join(f"{t:.1f}" for t in times[1:]) + " ms")
     with open(args.out, "w") as f:
         json.dump(table, f)
     for name, cores in table.items():
-        print(f"idle_cores[{name}]: {cores:.3f}")
+        if not name.endswith("_ms"):
+            print(f"idle_cores[{name}]: {cores:.3f}")
 
 
 def report(args):
@@ -122,6 +153,8 @@ def main():
     m.add_argument("--state-dir", required=True)
     m.add_argument("--seconds", type=float, default=60)
     m.add_argument("--out", required=True)
+    m.add_argument("--first-say", action="store_true",
+                   help="before the quiet, a session joins a room and says; after it, time the next says")
     r = sub.add_parser("report")
     r.add_argument("--seconds", type=float, default=60)
     r.add_argument("--build", default="debug")
