@@ -6,7 +6,7 @@
 # from /proc, PostgreSQL's and Tansu's children included). Three stacks, one
 # after the other: the services with the `tansu` broker profile (as the stack
 # runs them); the `kafka` profile with its own long-poll fetch waits (Tansu
-# answers those only when the wait ends, so that run has the services' own
+# answers those up to half the wait late, so that run has the services' own
 # idle cost with production settings, not usable latency); and the local
 # cluster (2 gateways, 2 messaging instances) on `tansu`. On the `tansu` runs a
 # session joins a room and says before the quiet, and the first say after it

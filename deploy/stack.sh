@@ -21,7 +21,7 @@
 # test suite's second pass); `--kafka-brokers HOST:PORT` starts no broker and
 # points every service at an existing Kafka cluster with the `kafka` profile.
 # `--kafka-waits production` keeps the kafka profile's long fetch waits on the
-# local Tansu (idle cost only: Tansu answers a fetch only when its wait ends).
+# local Tansu (idle cost only: Tansu answers a fetch up to half its wait late).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -130,7 +130,7 @@ write_instance_env() { # NAME INSTANCE
     echo "GEOCHAT_PARTITIONS=$PARTITIONS"
     if [ "$KAFKA_PROFILE" = kafka ] && [ -z "$KAFKA_EXTERNAL" ] && [ "$KAFKA_WAITS" = dev ]; then
       # The production settings on the local Tansu, with the dev broker's fetch waits: Tansu answers
-      # a fetch only when its wait ends, so the kafka profile's long polls would make every hop
+      # a fetch up to half its wait late, so the kafka profile's long polls would make every hop
       # seconds (`--kafka-waits production` keeps them: deploy/idle.sh's second column).
       echo "GEOCHAT_KAFKA_FETCH_WAIT_MAX_MS=10"
       echo "GEOCHAT_KAFKA_BACKGROUND_FETCH_WAIT_MAX_MS=100"

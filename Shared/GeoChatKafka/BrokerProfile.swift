@@ -7,9 +7,10 @@ public enum BrokerProfile: String, Sendable, CaseIterable {
     /// A Kafka cluster: long-poll fetches (a waiting fetch is answered as soon
     /// as data arrives), topics that outlive restarts and trim themselves.
     case kafka
-    /// The dev broker, Tansu 0.6 with memory storage: it answers a waiting
-    /// fetch only when the wait ends, forgets everything when it restarts, and
-    /// never trims a topic.
+    /// The dev broker, Tansu 0.6 with memory storage: it answers an empty
+    /// fetch only when the wait ends and one that a record reaches up to half
+    /// the wait late, spends CPU on every fetch, forgets everything when it
+    /// restarts, and never trims a topic.
     case tansu
 
     // MARK: Fetch waits
