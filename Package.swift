@@ -225,7 +225,10 @@ let package = Package(
             path: "Tests/SessionServiceTests"),
         .testTarget(
             name: "RoomsServiceTests",
-            dependencies: ["RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatKafka", "GeoChatTestSupport"],
+            dependencies: [
+                "RoomsService", "GeoChatBus", "GeoChatDomain", "GeoChatKafka", "GeoChatPostgres", "GeoChatTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/RoomsServiceTests"),
         .testTarget(
             name: "ExpiryServiceTests",

@@ -30,7 +30,7 @@ extension PostgresRoomStore {
         return rooms
     }
 
-    /// Removes a room now, whatever its last visit (memberships go by cascade),
+    /// Removes a room now, whatever its last visit, with its memberships,
     /// and keeps its id in `removed_rooms` so it is never reused.
     func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval> {
         try await database.client.withTransaction(logger: database.logger) { tx in
@@ -39,6 +39,7 @@ extension PostgresRoomStore {
             var removed = false
             for try await _ in rows.decode(Int64.self) { removed = true }
             if removed {
+                try await PostgresRoomStore.deleteMemberships(ofRemoved: [room], on: tx, logger: database.logger)
                 try await tx.query(
                     "INSERT INTO rooms.removed_rooms (id, reason) VALUES (\(room), \(reason)) ON CONFLICT DO NOTHING",
                     logger: database.logger)

@@ -21,7 +21,7 @@ extension PostgresRoomStore {
 
     /// Removes those of `rooms` still idle since `before` (a visit after the
     /// selection saves a room: the check and the delete are one statement), with
-    /// their memberships (cascade), and tombstones them under `reason`.
+    /// their memberships (one statement after), and tombstones them under `reason`.
     ///
     /// Returns every one of `rooms` tombstoned under `reason`: the ones removed
     /// now and the ones an earlier attempt with the same reason removed, so a
@@ -46,6 +46,7 @@ extension PostgresRoomStore {
             var new: [RoomID] = []
             for try await id in removed.decode(RoomID.self) { new.append(id) }
             new.sort()
+            try await PostgresRoomStore.deleteMemberships(ofRemoved: new, on: tx, logger: logger)
             // Only the rest can have been removed by an earlier attempt: usually none, so no
             // lookup. (One statement for both read the whole of `removed_rooms`, which keeps
             // every removal ever, once per batch: docs/benchmarks.md, "Expiry".)

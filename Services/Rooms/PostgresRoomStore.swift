@@ -2,6 +2,7 @@ import Foundation
 import GeoChatBus
 import GeoChatDomain
 import GeoChatPostgres
+import Logging
 import PostgresNIO
 
 /// The rooms service's tables (schema `rooms`) and every query on them.
@@ -74,7 +75,28 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         Migration(
             7, "removals by time, for a gateway catching up after its room snapshot",
             ["CREATE INDEX removed_rooms_recent ON rooms.removed_rooms (removed_at)"]),
+        // The cascade ran once per removed room (45 % of an expiry batch's statement,
+        // docs/benchmarks.md, "Expiry"). What it guaranteed, no membership of a
+        // removed room, is kept by `deleteMemberships(ofRemoved:)`.
+        Migration(
+            8, "memberships of removed rooms are deleted by the removal, one statement a batch",
+            ["ALTER TABLE rooms.memberships DROP CONSTRAINT memberships_room_id_fkey"]),
     ]
+
+    /// Deletes the memberships of rooms this transaction has just deleted, as
+    /// its own statement after the rooms' delete. No membership outlives its
+    /// room, without a foreign key: every statement that makes a membership
+    /// holds a lock on its room row that a delete waits for (`join` updates the
+    /// row, `sayersJoined` locks it `FOR KEY SHARE` first), so this statement's
+    /// snapshot, taken once the delete has waited them out, sees the
+    /// memberships they made, and a membership statement after the delete finds
+    /// no room. `RoomStoreTests` races a say's join against a removal.
+    static func deleteMemberships(ofRemoved rooms: [RoomID], on tx: TracedConnection, logger: Logger)
+        async throws
+    {
+        guard !rooms.isEmpty else { return }
+        try await tx.query("DELETE FROM rooms.memberships WHERE room_id = ANY(\(rooms))", logger: logger)
+    }
 
     static let service = "rooms"
     var outbox: any Outbox<StagedEvent> { PostgresEventOutbox(database: database, service: Self.service) }
@@ -265,6 +287,9 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         let nicks = sayers.map(\.nick)
         let resolution = Double(RoomRules.visitResolution.components.seconds)
         return try await client.withTransaction(logger: logger) { tx in
+            // A removal waits for these locks (`deleteMemberships(ofRemoved:)`), taken in id order.
+            try await tx.query(
+                "SELECT id FROM rooms.rooms WHERE id = ANY(\(rooms)) ORDER BY id FOR KEY SHARE", logger: logger)
             let rows = try await tx.query(
                 """
                 WITH input AS (
