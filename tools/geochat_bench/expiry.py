@@ -174,6 +174,8 @@ def print_command_durations(stack):
     print()
     print("the owners' time per command (geochat_command_duration_seconds, every instance, since it started):")
     for instance, url in sorted(instance_urls(stack).items()):
+        if instance.startswith("gateway-"):
+            continue  # a gateway owns no command (and serves /metrics on its operators' listener only)
         try:
             text = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
         except OSError as e:
