@@ -1,5 +1,6 @@
 """Scenario `idle` of deploy/bench.sh: idle polls (`messages` with past = the latest id, each
-phone with its own `sessionid`) next to the hello-world reference, in alternating wrk rounds."""
+phone with its own `sessionid`, then the same without one) next to the hello-world reference, in
+alternating wrk rounds."""
 import asyncio
 import statistics
 
@@ -38,6 +39,14 @@ def scenario_idle(stack, hello_url, args, results):
         results[f"{kind}_p99_ms"] = statistics.mean(r["p99_ms"] for r in runs)
         results[f"{kind}_failed"] = sum(r["failed"] for r in runs)
     results["idle_poll_ratio"] = results["poll_rps"] / results["hello_rps"]
+    # The same polls without a session id (issue 39's second figure): no sign of life, no session lookup.
+    anonymous = [q(cmd="messages", chatid=rooms[i % len(rooms)][0], past=rooms[i % len(rooms)][1])
+                 for i in range(len(phones))]
+    rounds = alternate_with_hello(hello_url, gateway, anonymous, args, "poll_nosession", "idle round, no sessionid")
+    results["hello_nosession_rps"] = statistics.median(r["rps"] for r in rounds["hello"])
+    results["poll_nosession_rps"] = statistics.median(r["rps"] for r in rounds["poll_nosession"])
+    results["poll_nosession_rounds"] = ", ".join(f"{r['rps']:.0f}" for r in rounds["poll_nosession"])
+    results["idle_poll_nosession_ratio"] = results["poll_nosession_rps"] / results["hello_nosession_rps"]
 
 
 if __name__ == "__main__":  # this scenario alone: the suite with --only idle

@@ -33,6 +33,9 @@ def report(results, args, meta):
          f"hello world {fmt(r('hello_rps'), 0)} req/s (rounds {r('hello_rounds')}), p50 "
          f"{fmt(r('hello_p50_ms'), 2)} ms, p99 {fmt(r('hello_p99_ms'), 2)} ms",
          f"≥ 75 % of hello world: {fmt(100 * r('idle_poll_ratio', float('nan')), 0)} %"),
+        ("idle polls without a `sessionid`", f"{fmt(r('poll_nosession_rps'), 0)} req/s (rounds "
+         f"{r('poll_nosession_rounds')})", f"hello world {fmt(r('hello_nosession_rps'), 0)} req/s (its own rounds)",
+         f"≥ 85 % of hello world (issue 39): {fmt(100 * r('idle_poll_nosession_ratio', float('nan')), 0)} %"),
         ("fan-out: say on A → first poll on B", f"p50 {fmt(r('fanout_p50_ms'))} ms, p99 {fmt(r('fanout_p99_ms'))} ms, "
          f"max {fmt(r('fanout_max_ms'))} ms ({r('fanout_measured')} messages, {r('fanout_missing')} unseen, "
          f"{r('fanout_say_failures')} says failed; the says' own answers p50 {fmt(r('fanout_say_p50_ms'))} ms, "
