@@ -87,10 +87,10 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     /// its own statement after the rooms' delete. No membership outlives its
     /// room, without a foreign key: every statement that makes a membership
     /// holds a lock on its room row that a delete waits for (`join` updates the
-    /// row, `sayersJoined` locks it `FOR KEY SHARE` first), so this statement's
+    /// row, `sayersJoined` locks it `FOR KEY SHARE`), so this statement's
     /// snapshot, taken once the delete has waited them out, sees the
     /// memberships they made, and a membership statement after the delete finds
-    /// no room. `RoomStoreTests` races a say's join against a removal.
+    /// no room. `MembershipRemovalTests` races a say's join and a `join` against a removal.
     static func deleteMemberships(ofRemoved rooms: [RoomID], on tx: TracedConnection, logger: Logger)
         async throws
     {
@@ -287,9 +287,8 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         let nicks = sayers.map(\.nick)
         let resolution = Double(RoomRules.visitResolution.components.seconds)
         return try await client.withTransaction(logger: logger) { tx in
-            // A removal waits for these locks (`deleteMemberships(ofRemoved:)`), taken in id order.
-            try await tx.query(
-                "SELECT id FROM rooms.rooms WHERE id = ANY(\(rooms)) ORDER BY id FOR KEY SHARE", logger: logger)
+            // `live` locks the rooms a membership is made in: a removal waits for the lock
+            // (`deleteMemberships(ofRemoved:)`), and a room removed first is not joined.
             let rows = try await tx.query(
                 """
                 WITH input AS (
@@ -299,9 +298,11 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
                 visited AS (
                     UPDATE rooms.rooms SET last_visited_at = now()
                     WHERE id IN (SELECT room FROM input) AND last_visited_at < now() - make_interval(secs => \(resolution))),
+                live AS (
+                    SELECT id FROM rooms.rooms WHERE id IN (SELECT room FROM input) ORDER BY id FOR KEY SHARE),
                 joined AS (
                     INSERT INTO rooms.memberships AS m (room_id, session_id, nick, nick_version)
-                    SELECT i.room, i.session, i.nick, 0 FROM input i JOIN rooms.rooms r ON r.id = i.room
+                    SELECT i.room, i.session, i.nick, 0 FROM input i JOIN live r ON r.id = i.room
                     WHERE i.session <> ''
                       AND NOT EXISTS (SELECT 1 FROM rooms.ended_sessions e WHERE e.session_id = i.session)
                     ORDER BY i.room, i.session
