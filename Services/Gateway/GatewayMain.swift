@@ -14,7 +14,7 @@ struct GatewayMain {
         var host = try ServiceHost(service: "gateway", defaultPort: 8080)
         let settings = try GatewaySettings(host.configuration)
         let gateway = Gateway(
-            instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(),
+            instance: host.environment.instanceID, settings: settings, bus: try host.commandBus(readsEvents: true),
             adminKeys: settings.adminAPI
                 ? AdminKeys(login: host.environment.loginSeal(), operatorCommands: host.environment.operatorSeal())
                 : nil,
@@ -34,7 +34,8 @@ struct GatewayMain {
         }
         let feed = EventFeed(
             consumer: events, messages: gateway.messages,
-            rooms: gateway.rooms, sessions: gateway.sessions, participants: gateway.participants, logger: host.logger)
+            rooms: gateway.rooms, sessions: gateway.sessions, participants: gateway.participants,
+            requests: gateway.services.bus, logger: host.logger)
         host.runs("event feed") { await feed.run() }
         // The feed's positions are fixed before components run: the load cannot miss an event.
         host.runs("room index") { [logger = host.logger] in

@@ -6,12 +6,12 @@ import Metrics
 
 /// The messaging service's command handlers. A `say` is answered only after
 /// its message and its outbox row are committed in PostgreSQL; its event is
-/// handed to the producer right after the commit, together with the reply,
-/// and published by the outbox relay if the broker did not take it (`OutboxRelay`).
+/// handed to the producer right after the commit and is the answer
+/// (`MessageStored.answers`), published by the outbox relay if the broker did
+/// not take it (`OutboxRelay`; a reply record answers then).
 struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore
-    /// Asks the rooms service whether a room exists before its log is opened
-    /// here, and tells it that a say joined its author.
+    /// Asks the rooms service whether a room exists before its log is opened here.
     let bus: any CommandBus
     let outbox: OutboxRelay<MessageStored>
     /// Checks the seals of expiry's removals.
@@ -80,9 +80,11 @@ struct MessagingCommandHandlers: Sendable {
             }
             switch appended {
             case .stored(let message)?:
-                outbox.announce(MessageStored(message: message, author: command.session))
+                // The event is the answer where the requester reads it anyway (a gateway).
+                let event = MessageStored(message: message, author: command.session, answers: context.eventAnswers)
+                let delivery = outbox.announce(event)
+                if event.answers != nil { context.answeredBy(delivery) }
                 logger.debug("message stored", metadata: ["room": "\(command.room)", "id": "\(message.id)"])
-                await joinAuthor(of: command, context)
                 return message
             case .repeated(let earlier, let author)?:
                 // A phone's repeat (after a 503 or a cut connection: a new request,
@@ -90,7 +92,6 @@ struct MessagingCommandHandlers: Sendable {
                 // case the first attempt's instance died before publishing.
                 Self.repeats["repeat"].increment()
                 outbox.announce(MessageStored(message: earlier, author: author))
-                await joinAuthor(of: command, context)
                 return earlier
             case nil:
                 throw ProtocolError.noSuchChat
@@ -104,24 +105,8 @@ struct MessagingCommandHandlers: Sendable {
             }
             Self.repeats["key"].increment()
             outbox.announce(MessageStored(message: earlier, author: author))
-            await joinAuthor(of: command, context)
             return earlier
         }
-    }
-
-    /// Saying in a room joins it: the rooms service is told, on the room's key,
-    /// and the say is answered only once the broker has that (`replyAfter`),
-    /// so a `participants` asked after the answer lists the sayer through every
-    /// gateway (read-your-writes). The handler does not wait: the room's next
-    /// say starts at once. Should the post fail, the say still stands: its
-    /// message event makes the membership moments later (the rooms service's
-    /// activity feed).
-    private func joinAuthor(of command: Say, _ context: CommandContext) async {
-        guard let session = command.session else { return }
-        let delivery = await bus.post(
-            JoinBySaying(room: command.room, session: session, nick: command.nick),
-            idempotencyKey: context.idempotencyKey + "/join", deadline: context.deadline.forNestedRequest)
-        context.replyAfter(delivery, failure: "say stored, membership left to the message event")
     }
 
     func history(_ command: ReadHistory, _ context: CommandContext) async throws -> MessageHistory {

@@ -8,7 +8,7 @@ import Logging
 /// renames its memberships; an ended session leaves every room.
 ///
 /// A say's author is made a member before the say is answered (`JoinBySaying`,
-/// posted by the messaging service); the message event makes it again here, so
+/// posted by the gateway beside the say); the message event makes it again here, so
 /// a say whose answer was lost, or whose post failed, still joins. The two race
 /// (the event often arrives first), and whichever makes the membership
 /// announces it: the `joined` event is what tells push subscribers to read

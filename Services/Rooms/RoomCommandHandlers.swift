@@ -113,8 +113,7 @@ struct RoomCommandHandlers: Sendable {
         guard joined.value else { throw ProtocolError.noSuchChat }
         // Not awaited: the membership is committed, which is what `participants`
         // reads; the event only moves the room's last visit in gateways' indexes.
-        // Waiting for the broker was most of a join, and every `say` waits for
-        // its join (read-your-writes).
+        // Waiting for the broker was most of a join.
         outbox.announce(joined.event)
         return Done()
     }

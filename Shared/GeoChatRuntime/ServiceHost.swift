@@ -56,10 +56,13 @@ public struct ServiceHost: Sendable {
     }
 
     /// The bus this service sends commands on (one reply topic per instance).
-    public mutating func commandBus() throws -> KafkaCommandBus {
+    /// `readsEvents`: the instance hands the answers its event feed reads to
+    /// the bus (a gateway: `KafkaCommandBus.answered`); the first call decides.
+    public mutating func commandBus(readsEvents: Bool = false) throws -> KafkaCommandBus {
         if let bus { return bus }
         let made = try KafkaCommandBus(
-            instance: environment.instanceID, settings: environment.kafka, producer: producer, logger: logger)
+            instance: environment.instanceID, settings: environment.kafka, producer: producer,
+            readsEvents: readsEvents, logger: logger)
         bus = made
         readiness.add { made.isReady }
         return made

@@ -2,6 +2,7 @@ import Foundation
 import GeoChatBus
 import GeoChatDomain
 import Logging
+import Synchronization
 import Testing
 import XCTest
 
@@ -155,7 +156,7 @@ final class KafkaTransportTests: XCTestCase {
     }
 
     func testRequestReplyAnswersRefusesAndTimesOut() async throws {
-        let rig = try await ProbeRig.start(settings: settings, logger: logger) { probe in
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { probe, _ in
             switch probe.value {
             case 404: throw ProtocolError.noSuchChat
             case 999: try await Task.sleep(for: .seconds(2))
@@ -209,7 +210,7 @@ extension KafkaTransportTests {
     /// resumed librdkafka pause waited up to a second for its fetcher's next round).
     func testRestingReplyReadersWakeForTheNextRequest() async throws {
         settings.replyReaderQuiet = .milliseconds(200)
-        let rig = try await ProbeRig.start(settings: settings, logger: logger) { _ in }
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { _, _ in }
         defer { rig.producer.close() }
         let bus = rig.bus
         var answer: Probe.Answer?
@@ -239,6 +240,61 @@ extension KafkaTransportTests {
     }
 }
 
+extension KafkaTransportTests {
+    /// A reply another record carries (`CommandContext.answeredBy`: a say's message event, which
+    /// the gateway reads anyway): while that record reached the broker no reply record goes, and
+    /// the requester's `answered` ends the request; when it did not, the reply record goes after all.
+    func testAReplyCarriedByAnotherRecordSendsNoReplyRecord() async throws {
+        let carried = CorrelationIDs()
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { probe, context in
+            switch probe.value {
+            case 1000..<2000:
+                carried.append(context.correlationID)
+                context.answeredBy(.completed(nil))
+            case 2000..<3000:
+                context.answeredBy(.completed(KafkaError.delivery("the carrier was refused")))
+            default: break
+            }
+        }
+        defer { rig.producer.close() }
+        let bus = rig.bus
+        var answer: Probe.Answer?
+        for _ in 0..<10 where answer == nil {
+            answer = try? await bus.send(Probe(value: 1), idempotencyKey: "warm-up", within: .seconds(2))
+        }
+        XCTAssertEqual(answer?.value, 2)
+
+        // The carrier reached the broker and nobody passes it on: no reply record comes.
+        do {
+            _ = try await bus.send(Probe(value: 1000), idempotencyKey: "k1000", within: .milliseconds(800))
+            XCTFail("a reply record was sent beside its carrier")
+        } catch {
+            XCTAssertEqual(error, .timedOut)
+        }
+        XCTAssertEqual(carried.all.count, 1, "the handler ran")
+
+        // The carrier did not reach the broker: the reply record answers.
+        let fallback = try await bus.send(Probe(value: 2000), idempotencyKey: "k2000", within: .seconds(3))
+        XCTAssertEqual(fallback, Probe.Answer(value: 4000, idempotencyKey: "k2000"))
+
+        // The requester reads the carrier and passes its answer on: the request ends with it.
+        let request = Task { try await bus.send(Probe(value: 1001), idempotencyKey: "k1001", within: .seconds(3)) }
+        for _ in 0..<300 where carried.all.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let correlationID = try XCTUnwrap(carried.all.last)
+        bus.answered(correlationID, by: Probe.Answer(value: 2002, idempotencyKey: "carried"))
+        let carriedAnswer = try await request.value
+        XCTAssertEqual(carriedAnswer, Probe.Answer(value: 2002, idempotencyKey: "carried"))
+        await rig.stop()
+    }
+}
+
+/// Correlation ids a handler saw, in order.
+final class CorrelationIDs: Sendable {
+    private let ids = Mutex<[String]>([])
+    func append(_ id: String) { ids.withLock { $0.append(id) } }
+    var all: [String] { ids.withLock { $0 } }
+}
+
 /// A requester's bus and an owner that answers `Probe` (twice its value, after `check`), on the
 /// broker: the request/reply tests' setting. `Unanswered`'s topic exists; nobody reads it.
 struct ProbeRig {
@@ -248,7 +304,8 @@ struct ProbeRig {
     let tasks: [@Sendable () -> Void]
 
     static func start(
-        settings: KafkaSettings, logger: Logger, check: @escaping @Sendable (Probe) async throws -> Void
+        settings: KafkaSettings, logger: Logger,
+        check: @escaping @Sendable (Probe, CommandContext) async throws -> Void
     ) async throws -> ProbeRig {
         let producer = try KafkaProducer(settings: settings, logger: logger)
         try await TopicProvisioner(producer: producer, settings: settings, logger: logger).ensureRetrying(
@@ -262,7 +319,7 @@ struct ProbeRig {
         try await owner.start()
         var handlers = CommandHandlers(topic: Probe.topic)
         handlers.on(Probe.self) { probe, context in
-            try await check(probe)
+            try await check(probe, context)
             return Probe.Answer(value: probe.value * 2, idempotencyKey: context.idempotencyKey)
         }
         let processor = CommandProcessor(consumer: owner, producer: producer, handlers: handlers, logger: logger)

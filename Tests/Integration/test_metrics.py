@@ -96,7 +96,7 @@ def test_metrics_move_with_traffic(stack):
     assert delta("geochat_http_request_duration_seconds_count", command="messages") >= polls
     assert delta("geochat_http_request_duration_seconds_bucket", command="messages", le="+Inf") >= polls
     assert delta("geochat_request_duration_seconds_count", topic="geochat.messaging.commands") >= 1
-    # The create; a say sends no join of its own (messaging posts `joinBySaying`).
+    # The create; a say's `joinBySaying` is posted one way, not a request.
     assert delta("geochat_request_duration_seconds_count", topic="geochat.rooms.commands") >= 1
     assert total(after_gw, "geochat_gateway_sessions") >= 1
     assert total(after_gw, "geochat_gateway_rooms_loaded") >= 1

@@ -100,14 +100,16 @@ def mean_ms(befores, afters, name, labels=""):
 # Where a say's time goes, in the order it is spent: (label, which instances, histogram, label filter).
 HOPS = [
     ("gateway: HTTP say, whole", "gateways", "geochat_http_request_duration_seconds", 'command="say"'),
-    ("gateway: say command sent -> reply received", "gateways", "geochat_request_duration_seconds",
-     'topic="geochat.messaging.commands"'),
+    ("gateway: say command sent -> answered (its message event read)", "gateways",
+     "geochat_request_duration_seconds", 'topic="geochat.messaging.commands"'),
     ("messaging: sent -> handler starts (produce, broker, fetch, lane)", "messaging",
      "geochat_command_wait_seconds", 'command="say"'),
     ("messaging: handler (checks, PostgreSQL, event handed over)", "messaging",
      "geochat_command_duration_seconds", 'command="say"'),
     ("messaging: PostgreSQL transactions", "messaging", "geochat_pg_query_duration_seconds", 'kind="transaction"'),
-    ("gateway: reply produced -> received (broker, fetch)", "gateways", "geochat_reply_travel_seconds", ""),
+    # A say's answer is its message event (no reply record): what is left here are other replies.
+    ("gateway: reply produced -> received (broker, fetch; not says')", "gateways", "geochat_reply_travel_seconds",
+     ""),
     ("rooms: joinBySaying posted -> handler starts", "rooms", "geochat_command_wait_seconds",
      'command="joinBySaying"'),
     ("rooms: joinBySaying handled", "rooms", "geochat_command_duration_seconds", 'command="joinBySaying"'),

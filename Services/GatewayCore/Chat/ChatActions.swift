@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatKafka
 import Logging
 
 /// What a chat client can do, whichever protocol it speaks: the phones' XML
@@ -136,9 +137,6 @@ package struct ChatActions: Sendable {
     ) async throws(ProtocolError) -> ChatMessage {
         try client.admit(.say(session: id))
         let session = try await live(id)
-        // Saying joins the room: the messaging service tells the rooms service
-        // before it answers, so the sayer is listed everywhere once this returns
-        // (read-your-writes, docs/architecture.md, "A say").
         return try await post(room: room, author: session.id, nick: session.nick, text: text)
     }
 
@@ -310,7 +308,24 @@ package struct ChatActions: Sendable {
         // messaging service closes the room's log from the same event, but may
         // apply it later than this gateway did.
         guard !messages.knowsRemoved(room) else { throw .noSuchChat }
-        let message = try await backend.send(Say(room: room, session: author, nick: nick, text: text))
+        let key = IdempotencyKey.random()
+        // Saying joins the room. The join goes to the rooms service beside the
+        // say, on the room's key, and the say is answered only once the broker
+        // has it: a `participants` asked after the answer, through any gateway,
+        // comes after it in the room's order (read-your-writes, docs/protocol.md).
+        // The rooms service joins only to a room that exists.
+        let joined: RecordDelivery? =
+            if let author {
+                await backend.post(JoinBySaying(room: room, session: author, nick: nick), idempotencyKey: key + "/join")
+            } else { nil }
+        let message = try await backend.send(
+            Say(room: room, session: author, nick: nick, text: text), idempotencyKey: key)
+        if let joined {
+            do { try await joined.wait() } catch {
+                // The say stands; its message event makes the membership moments later.
+                logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error)"])
+            }
+        }
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.
         messages.apply(message)
         return message

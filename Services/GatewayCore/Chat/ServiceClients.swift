@@ -1,5 +1,6 @@
 import GeoChatBus
 import GeoChatDomain
+import GeoChatKafka
 
 /// The gateway's way to the services: a command on the bus, answered within the
 /// gateway's request timeout; every failure already the protocol error the
@@ -21,6 +22,12 @@ package struct ServiceClients: Sendable {
         } catch {
             throw error.protocolError
         }
+    }
+
+    /// One way (`CommandBus.post`): handed to the producer now, the delivery
+    /// ends with the broker's acknowledgement, within the same timeout.
+    package func post<Command: WireCommand>(_ command: Command, idempotencyKey: String) async -> RecordDelivery {
+        await bus.post(command, idempotencyKey: idempotencyKey, deadline: .after(timeout))
     }
 
     package func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory {

@@ -19,17 +19,20 @@ package struct EventFeed: Sendable {
     package let sessions: SessionDirectory
     /// Push subscribers' participant lists, read again after a membership changes.
     package let participants: ParticipantLists
+    /// This gateway's requests: a message event answers the say that stored it (`MessageStored.answers`).
+    package let requests: any CommandBus
     package let logger: Logger
 
     package init(
         consumer: KafkaConsumer, messages: MessageReadModel, rooms: RoomMap, sessions: SessionDirectory,
-        participants: ParticipantLists, logger: Logger
+        participants: ParticipantLists, requests: any CommandBus, logger: Logger
     ) {
         self.consumer = consumer
         self.messages = messages
         self.rooms = rooms
         self.sessions = sessions
         self.participants = participants
+        self.requests = requests
         self.logger = logger
     }
 
@@ -42,6 +45,8 @@ package struct EventFeed: Sendable {
                         messages.apply(stored.message)
                         rooms.visited(stored.message.room, atMs: stored.message.addedAt)
                     }
+                    // After the timeline has it: the sayer's next poll here finds it.
+                    if let request = stored.answers { requests.answered(request, by: stored.message) }
                 }
             case Topics.roomEvents:
                 switch EventDecoding.decode(RoomEvent.self, from: record) {

@@ -11,24 +11,33 @@ public struct CommandContext: Sendable {
     public var deadline: Deadline
     /// The requesting instance, named by its reply topic (audit rows say which gateway).
     public var requester: String
-    /// Records the reply must wait for (`replyAfter`).
-    public let replyGate: ReplyGate
+    /// The requester reads the event topics (`RequestEnvelope.readsEvents`).
+    public var requesterReadsEvents: Bool
+    /// The record that carries the reply instead of a reply record (`answeredBy`).
+    public let replyCarrier: ReplyCarrier
 
     public init(
         idempotencyKey: String, correlationID: String = "", deadline: Deadline, requester: String = "",
-        replyGate: ReplyGate = ReplyGate()
+        requesterReadsEvents: Bool = false, replyCarrier: ReplyCarrier = ReplyCarrier()
     ) {
         self.idempotencyKey = idempotencyKey
         self.correlationID = correlationID
         self.deadline = deadline
         self.requester = requester
-        self.replyGate = replyGate
+        self.requesterReadsEvents = requesterReadsEvents
+        self.replyCarrier = replyCarrier
     }
 
-    /// The reply goes only once the broker has this record (or refused it:
-    /// `failure` is logged then, and the reply goes all the same). The handler
-    /// need not wait for it, so the next command of its key starts at once.
-    public func replyAfter(_ delivery: RecordDelivery, failure: String) {
-        replyGate.add(delivery, failure: failure)
+    /// What an event this command announces names as the request it answers
+    /// (`MessageStored.answers`): the correlation id, if the requester reads
+    /// the event topics; nil if only a reply record reaches it.
+    public var eventAnswers: String? { requesterReadsEvents ? correlationID : nil }
+
+    /// The reply travels in this record, which the requester reads anyway
+    /// (a say's message event names the request: `eventAnswers`), so no reply
+    /// record is sent for a successful answer — unless the broker did not
+    /// take this one; then the reply record goes after all.
+    public func answeredBy(_ delivery: RecordDelivery) {
+        replyCarrier.carry(by: delivery)
     }
 }

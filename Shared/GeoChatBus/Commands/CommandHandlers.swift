@@ -42,7 +42,8 @@ public struct CommandHandlers: Sendable {
             let context = CommandContext(
                 idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
                 deadline: Deadline(epochMs: envelope.deadlineMs),
-                requester: Topics.requester(ofReplyTopic: envelope.replyTo))
+                requester: Topics.requester(ofReplyTopic: envelope.replyTo),
+                requesterReadsEvents: envelope.readsEvents ?? false)
             var result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
             var encoded = try? JSONEncoder().encode(
                 ReplyEnvelope(correlationID: envelope.correlationID, sentAtMs: WallClock.nowMs(), result: result))
@@ -53,7 +54,8 @@ public struct CommandHandlers: Sendable {
                 encoded = try? JSONEncoder().encode(
                     ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
             }
-            return .answered(Array(encoded ?? Data()), failed: (try? result.get()) == nil, after: context.replyGate)
+            return .answered(
+                Array(encoded ?? Data()), failed: (try? result.get()) == nil, carriedBy: context.replyCarrier)
         }
     }
 
@@ -63,8 +65,8 @@ public struct CommandHandlers: Sendable {
     }
 
     public enum Outcome: Sendable {
-        /// The reply, sent once the gate's records are with the broker.
-        case answered([UInt8], failed: Bool, after: ReplyGate)
+        /// The reply record; not sent for a success another record carries (`ReplyCarrier`).
+        case answered([UInt8], failed: Bool, carriedBy: ReplyCarrier)
         case dropped(DropReason, String)
     }
 

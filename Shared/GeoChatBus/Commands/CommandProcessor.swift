@@ -54,7 +54,7 @@ public struct CommandProcessor: Sendable {
                     "reason": "\(reason.rawValue)", "topic": "\(record.topic)", "offset": "\(record.offset)",
                     "correlation": "\(header?.correlationID ?? "")", "detail": "\(detail)",
                 ])
-        case .answered(let reply, let failed, let gate):
+        case .answered(let reply, let failed, let carrier):
             guard let header else { return }
             BusMetrics.commandDuration[header.commandName].record(since: started)
             BusMetrics.commandsHandled[header.commandName].increment()
@@ -70,31 +70,27 @@ public struct CommandProcessor: Sendable {
                     metadata: ["replyTo": "\(header.replyTo.prefix(200))", "command": "\(header.commandName)"])
                 return
             }
-            guard gate.isEmpty else {
-                // The reply waits for records its handler handed over (a say's
-                // `joinBySaying`); the key's next command need not: its work is
-                // done and ordered, and a reply lost in a crash is a timeout the
-                // requester answers "outcome unknown", as before.
-                Task { [producer, logger] in
-                    await gate.settle(logger: logger)
-                    do {
-                        try await producer.send(
-                            topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
-                    } catch {
-                        logger.warning(
-                            "reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
-                    }
+            let sendReply: @Sendable () async -> Void = { [producer, logger] in
+                do {
+                    try await producer.send(
+                        topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
+                } catch {
+                    // The requester times out and answers "outcome unknown"; the work is
+                    // done and idempotent, so a client retry gets the same answer.
+                    logger.warning(
+                        "reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
+                }
+            }
+            if !failed, let carried = carrier.delivery {
+                // Another record carries the answer (a say's message event): the
+                // reply record goes only if the broker did not take that one, and
+                // the key's next command need not wait to find out.
+                Task {
+                    do { try await carried.wait() } catch { await sendReply() }
                 }
                 return
             }
-            do {
-                try await producer.send(
-                    topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
-            } catch {
-                // The requester times out and answers "outcome unknown"; the work is
-                // done and idempotent, so a client retry gets the same answer.
-                logger.warning("reply not delivered", metadata: ["replyTo": "\(header.replyTo)", "error": "\(error)"])
-            }
+            await sendReply()
         }
     }
 }

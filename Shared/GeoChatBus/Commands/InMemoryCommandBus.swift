@@ -43,8 +43,8 @@ public final class InMemoryCommandBus: CommandBus {
             throw .timedOut
         case .dropped(let reason, let detail):
             throw .unexpectedReply("\(reason.rawValue): \(detail)")
-        case .answered(let record, _, let gate):
-            await gate.settle(logger: logger)
+        case .answered(let record, _, _):
+            // Handed to the caller as it is, whatever record would carry it over Kafka.
             return try Command.reply(from: record)
         }
     }
@@ -66,4 +66,7 @@ public final class InMemoryCommandBus: CommandBus {
             return .completed(RequestError.notSent("encode: \(error)"))
         }
     }
+
+    /// Requests here are answered by their handler's return: nothing waits for another record.
+    public func answered(_ correlationID: String, by reply: any Sendable) {}
 }

@@ -38,9 +38,18 @@ public final class KafkaCommandBus: CommandBus {
     private let fetching: Mutex<ReplyFetching>
 
     private let profile: BrokerProfile
+    /// This instance reads the event topics and hands their answers to `answered` (a gateway).
+    private let readsEvents: Bool
 
-    public init(instance: String, settings: KafkaSettings, producer: KafkaProducer, logger: Logger) throws {
+    /// `readsEvents`: the instance reads the event topics and passes the
+    /// answers they carry to `answered` (a gateway's event feed), so its
+    /// requests say so and an owner may answer in an event (`RequestEnvelope.readsEvents`).
+    public init(
+        instance: String, settings: KafkaSettings, producer: KafkaProducer, readsEvents: Bool = false,
+        logger: Logger
+    ) throws {
         self.instance = instance
+        self.readsEvents = readsEvents
         let replies = ReplyTopics(
             instance: instance, rotateAfter: settings.replyTopicRecords, startedAtMs: WallClock.nowMs())
         self.replies = Mutex(replies)
@@ -146,7 +155,8 @@ public final class KafkaCommandBus: CommandBus {
         defer { replies.withLock { $0.release(replyTo) } }
         let envelope = RequestEnvelope(
             correlationID: correlationID, idempotencyKey: idempotencyKey, replyTo: replyTo,
-            deadlineMs: deadline.epochMs, sentAtMs: WallClock.nowMs(), command: command)
+            deadlineMs: deadline.epochMs, sentAtMs: WallClock.nowMs(), readsEvents: readsEvents ? true : nil,
+            command: command)
         let payload: [UInt8]
         do { payload = Array(try JSONEncoder().encode(envelope)) } catch {
             throw .notSent("encode: \(error)")
@@ -170,15 +180,31 @@ public final class KafkaCommandBus: CommandBus {
                 orphan?.finish(.failure(.notSent("\(error)")))
             }
         }
-        let record: [UInt8]
-        do { record = try await waiter.wait() } catch let error as RequestError {
+        let reply: ReplyWaiter.Reply
+        do { reply = try await waiter.wait() } catch let error as RequestError {
             if error == .timedOut { BusMetrics.requestTimeouts[topic].increment() }
             throw error
         } catch {
             throw .unexpectedReply("\(error)")
         }
         BusMetrics.requestDuration[topic].record(since: started)
-        return try Command.reply(from: record)
+        switch reply {
+        case .record(let record):
+            return try Command.reply(from: record)
+        case .value(let value):
+            guard let typed = value as? Command.Reply else {
+                throw .unexpectedReply("\(type(of: value)) answered \(Command.name)")
+            }
+            return typed
+        }
+    }
+
+    /// A reply carried by a record this instance reads anyway (a say's message
+    /// event, `MessageStored.answers`) ends the request waiting for it, as its
+    /// reply record would; one sent by another instance finds no waiter here.
+    public func answered(_ correlationID: String, by reply: any Sendable) {
+        let waiter = waiting.withLock { $0.removeValue(forKey: correlationID) }
+        waiter?.finish(.success(.value(reply)))
     }
 
     public func post<Command: WireCommand>(
@@ -228,7 +254,7 @@ public final class KafkaCommandBus: CommandBus {
         }
         let waiter = waiting.withLock { $0.removeValue(forKey: reply.correlationID) }
         // A reply nobody waits for: its request already timed out.
-        waiter?.finish(.success(record.value))
+        waiter?.finish(.success(.record(record.value)))
     }
 
     private func expireLoop() async throws {

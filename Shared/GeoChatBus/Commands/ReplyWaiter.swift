@@ -1,10 +1,18 @@
 import Synchronization
 
-/// One outstanding request: the reply (its raw record) may arrive before or after someone waits.
+/// One outstanding request: the reply may arrive before or after someone waits.
 final class ReplyWaiter: Sendable {
+    /// What ends a request: its reply record from the reply topic, or the
+    /// reply itself where a record the requester reads anyway carried it (a
+    /// say's message event, `CommandBus.answered`).
+    enum Reply: Sendable {
+        case record([UInt8])
+        case value(any Sendable)
+    }
+
     private enum State {
-        case pending(CheckedContinuation<[UInt8], any Error>?)
-        case finished(Result<[UInt8], RequestError>)
+        case pending(CheckedContinuation<Reply, any Error>?)
+        case finished(Result<Reply, RequestError>)
     }
 
     private let state = Mutex<State>(.pending(nil))
@@ -12,8 +20,8 @@ final class ReplyWaiter: Sendable {
 
     init(deadline: ContinuousClock.Instant) { self.deadline = deadline }
 
-    func finish(_ result: Result<[UInt8], RequestError>) {
-        let waiting = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
+    func finish(_ result: Result<Reply, RequestError>) {
+        let waiting = state.withLock { state -> CheckedContinuation<Reply, any Error>? in
             guard case .pending(let continuation) = state else { return nil }
             state = .finished(result)
             return continuation
@@ -21,9 +29,9 @@ final class ReplyWaiter: Sendable {
         waiting?.resume(with: result.mapError { $0 as any Error })
     }
 
-    func wait() async throws -> [UInt8] {
+    func wait() async throws -> Reply {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<[UInt8], RequestError>? in
+            let ready = state.withLock { state -> Result<Reply, RequestError>? in
                 switch state {
                 case .pending:
                     state = .pending(continuation)

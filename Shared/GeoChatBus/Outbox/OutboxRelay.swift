@@ -46,14 +46,21 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     /// does not wait for the broker: the outbox row holds the event until the
     /// broker acknowledged it (then the row is forgotten) or, failing that,
     /// until the relay publishes it.
-    public func announce(_ entry: Entry?) {
-        guard let entry else { return }
+    /// Returns the event's delivery, for a reply the event carries
+    /// (`CommandContext.answeredBy`).
+    @discardableResult
+    public func announce(_ entry: Entry?) -> RecordDelivery {
+        guard let entry else { return .completed(nil) }
         noteAnnounced()
         let delivery = entry.enqueue(on: events)
         unsettled.add(1, ordering: .relaxed)
+        let settled = OneShot<Bool>()
         Task {
-            await self.settle(delivery, of: entry)
+            settled.finish(.success(await self.settle(delivery, of: entry)))
             self.unsettled.subtract(1, ordering: .relaxed)
+        }
+        return RecordDelivery {
+            guard try await settled.value() else { throw OutboxRelayRefusal() }
         }
     }
 
@@ -77,7 +84,9 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
         lastAnnounced.withLock { $0 = now }
     }
 
-    private func settle(_ delivery: RecordDelivery, of entry: Entry) async {
+    /// Whether the broker took the event.
+    @discardableResult
+    private func settle(_ delivery: RecordDelivery, of entry: Entry) async -> Bool {
         do {
             try await delivery.wait()
         } catch {
@@ -85,13 +94,14 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
             logger.warning(
                 "change committed, event left to the outbox relay",
                 metadata: ["lane": "\(entry.lane)", "error": "\(error)"])
-            return
+            return false
         }
         OutboxMetrics.published["handler"].increment()
         acknowledged.withLock { rows in
             if rows.count >= Self.maxAcknowledged { rows.removeFirst(rows.count - Self.maxAcknowledged + 1) }
             rows.append(entry.ref)
         }
+        return true
     }
 
     /// Events the handler handed over whose broker answer is still to come.
@@ -191,4 +201,9 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
         }
         return done
     }
+}
+
+/// The broker did not take an event the handler announced: the outbox relay publishes it later.
+struct OutboxRelayRefusal: Error, CustomStringConvertible {
+    var description: String { "the broker refused the event; the outbox relay publishes it later" }
 }

@@ -16,11 +16,15 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
     /// Milliseconds since 1970 when the requester sent it (optional: for the
     /// owner's `geochat_command_wait_seconds`, the time a command spent getting there).
     public var sentAtMs: Int64?
+    /// The requester reads the event topics (a gateway): a reply may travel in
+    /// the event its command announces (`MessageStored.answers`) instead of a
+    /// reply record. Absent: false.
+    public var readsEvents: Bool?
     public var command: Command
 
     public init(
         correlationID: String, idempotencyKey: String, replyTo: String, deadlineMs: Int64, sentAtMs: Int64? = nil,
-        command: Command
+        readsEvents: Bool? = nil, command: Command
     ) {
         self.schema = Self.schemaName
         self.correlationID = correlationID
@@ -28,11 +32,12 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         self.replyTo = replyTo
         self.deadlineMs = deadlineMs
         self.sentAtMs = sentAtMs
+        self.readsEvents = readsEvents
         self.command = command
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, command
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, readsEvents, command
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +48,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         replyTo = header.replyTo
         deadlineMs = header.deadlineMs
         sentAtMs = header.sentAtMs
+        readsEvents = header.readsEvents
         let named = try decoder.container(keyedBy: CodingKeys.self).nestedContainer(
             keyedBy: WireName.self, forKey: .command)
         command = try named.decode(Command.self, forKey: WireName(Command.name))
@@ -56,6 +62,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
         try container.encode(replyTo, forKey: .replyTo)
         try container.encode(deadlineMs, forKey: .deadlineMs)
         try container.encodeIfPresent(sentAtMs, forKey: .sentAtMs)
+        try container.encodeIfPresent(readsEvents, forKey: .readsEvents)
         var named = container.nestedContainer(keyedBy: WireName.self, forKey: .command)
         try named.encode(command, forKey: WireName(Command.name))
     }
@@ -72,10 +79,11 @@ public struct RequestHeader: Decodable, Sendable {
     public var replyTo: String
     public var deadlineMs: Int64
     public var sentAtMs: Int64?
+    public var readsEvents: Bool?
     public var commandName: String
 
     private enum CodingKeys: String, CodingKey {
-        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, command
+        case schema, correlationID, idempotencyKey, replyTo, deadlineMs, sentAtMs, readsEvents, command
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +94,7 @@ public struct RequestHeader: Decodable, Sendable {
         replyTo = try container.decode(String.self, forKey: .replyTo)
         deadlineMs = try container.decode(Int64.self, forKey: .deadlineMs)
         sentAtMs = try container.decodeIfPresent(Int64.self, forKey: .sentAtMs)
+        readsEvents = try container.decodeIfPresent(Bool.self, forKey: .readsEvents)
         let named = try container.nestedContainer(keyedBy: WireName.self, forKey: .command)
         guard named.allKeys.count == 1, let name = named.allKeys.first else {
             throw DecodingError.dataCorruptedError(
