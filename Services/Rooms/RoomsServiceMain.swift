@@ -24,10 +24,10 @@ struct RoomsServiceMain {
                 logger: host.logger
             ).handlers,
             group: ConsumerGroups.roomsCommands)
-        let activity = try host.consumer(
-            RoomActivityFeed.topics, .group(ConsumerGroups.roomsActivity), pace: .background)
-        let feed = RoomActivityFeed(store: store, outbox: outbox, logger: host.logger)
-        host.runs("activity") { await feed.run(activity) }
+        let sessionEvents = try host.consumer(
+            SessionMembershipFeed.topics, .group(ConsumerGroups.roomsActivity), pace: .background)
+        let feed = SessionMembershipFeed(store: store, logger: host.logger)
+        host.runs("session memberships") { await feed.run(sessionEvents) }
         try await host.run()
     }
 }

@@ -262,7 +262,7 @@ def check(manifest_dir, root, docs):
 # of the commands in Services/<Service>/, ChatActions, Admin/, ExpiryRun,
 # MessagingCommandHandlers), the events it publishes (`WireEvent.topic`, outbox
 # relays, StateBroadcaster) and the topics its consumers follow (each main,
-# EventFeed, RoomActivityFeed, SettingsAndBansFeed). docs/operations.md ("Kafka
+# EventFeed, SessionMembershipFeed, SettingsAndBansFeed). docs/operations.md ("Kafka
 # accounts and ACLs") is the same table in prose. The consumer groups and reply
 # topics are not listed here: they are read from the code below.
 KAFKA_ROLES = {
@@ -280,7 +280,7 @@ KAFKA_ROLES = {
         "write": {"sessionEvents", "settings", "bans"},
         "read": {"sessionCommands", "adminCommands", "presence"},
     },
-    "rooms": {"write": {"roomEvents"}, "read": {"roomsCommands", "messageEvents", "sessionEvents", "presence"}},
+    "rooms": {"write": {"roomEvents"}, "read": {"roomsCommands", "sessionEvents", "presence"}},
     "messaging": {"write": {"messageEvents", "roomsCommands"}, "read": {"messagingCommands", "roomEvents"}},
     "expiry": {"write": {"roomsCommands", "messagingCommands"}, "read": {"expiryCommands", "settings", "bans"}},
 }
@@ -378,7 +378,7 @@ class Code:
         """Consumer groups, whether it reads without a group, whether it sends commands."""
         source = service_sources(root, binary)
         groups = {self.groups[g] for g in re.findall(r"ConsumerGroups\.(\w+)", source) if g in self.groups}
-        requester = "commandBus()" in source
+        requester = re.search(r"commandBus\([^)]*\)", source) is not None
         groupless = requester or re.search(r"\.(tail|replay)\b", source) is not None
         return groups, groupless, requester
 

@@ -322,8 +322,11 @@ package struct ChatActions: Sendable {
             Say(room: room, session: author, nick: nick, text: text), idempotencyKey: key)
         if let joined {
             do { try await joined.wait() } catch {
-                // The say stands; its message event makes the membership moments later.
-                logger.warning("say stored, membership left to the message event", metadata: ["error": "\(error)"])
+                // Stored, but not joined: the sayer would be missing from
+                // `participants`. "Outcome unknown": the phone's repeat gets
+                // the same message (a repeat stores nothing) and joins again.
+                logger.warning("say stored, its join not delivered", metadata: ["error": "\(error)"])
+                throw .unavailable
             }
         }
         // Our own pollers see it at once; the timeline ignores it if it is not next in line.

@@ -97,7 +97,8 @@ public enum ConsumerGroups {
     public static let sessionPresence = "geochat-session-presence"
     public static let adminCommands = "geochat-session-admin"
     public static let roomsCommands = "geochat-rooms"
-    /// Messages and session ends, which count as visits and leaves.
+    /// Session renames and ends, which rename and end memberships (`SessionMembershipFeed`;
+    /// named when it also read the messages, as visits and joins).
     public static let roomsActivity = "geochat-rooms-activity"
     public static let messagingCommands = "geochat-messaging"
     /// Room removals, whose messages messaging deletes.
