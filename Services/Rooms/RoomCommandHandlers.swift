@@ -40,14 +40,10 @@ struct RoomCommandHandlers: Sendable {
             return room
         }
         handlers.on(JoinRoom.self) { command, _ in try await join(command) }
+        let sayers = SayerJoins(store: store, outbox: outbox, logger: logger)
         handlers.on(JoinBySaying.self) { command, _ in
-            // Answers nothing (posted one way); a `joined` event only for a new
-            // member (the message event's path may have made it first, and announced it).
-            for event in try await store.sayersJoined(
-                [Sayer(room: command.room, session: command.session, nick: command.nick)])
-            {
-                outbox.announce(event)
-            }
+            // Answers nothing (posted one way); a `joined` event only for a new member.
+            try await sayers.join(Sayer(room: command.room, session: command.session, nick: command.nick))
             return Done()
         }
         handlers.on(LeaveRoom.self) { command, _ in try await leave(command) }
