@@ -74,5 +74,7 @@ extension MessageStore {
 extension MessageStored: OutboxEntry {
     public var ref: MessageRef { MessageRef(message) }
     public var lane: String { partitionKey }
-    public func enqueue(on events: any EventPublisher) -> RecordDelivery { events.enqueue(self) }
+    public func enqueue(on events: any EventPublisher) -> RecordDelivery {
+        do { return events.enqueue(try EncodedEvent(self, answers: answers)) } catch { return .completed(error) }
+    }
 }

@@ -7,7 +7,7 @@ import Metrics
 /// The messaging service's command handlers. A `say` is answered only after
 /// its message and its outbox row are committed in PostgreSQL; its event is
 /// handed to the producer right after the commit and is the answer
-/// (`MessageStored.answers`), published by the outbox relay if the broker did
+/// (`EventEnvelope.answers`), published by the outbox relay if the broker did
 /// not take it (`OutboxRelay`; a reply record answers then).
 struct MessagingCommandHandlers: Sendable {
     let store: any MessageStore

@@ -17,7 +17,7 @@ struct RoomCommandHandlers: Sendable {
 
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.roomsCommands)
-        handlers.on(CreateRoom.self) { command, _ in try await create(command) }
+        handlers.on(CreateRoom.self) { command, context in try await create(command, context) }
         handlers.on(FindRooms.self) { command, _ in try await store.region(command.query) }
         handlers.on(LookupRoom.self) { command, _ in
             guard let room = try await store.find(command.room) else { throw ProtocolError.noSuchChat }
@@ -86,12 +86,18 @@ struct RoomCommandHandlers: Sendable {
         return handlers
     }
 
-    func create(_ command: CreateRoom) async throws -> RoomInfo {
+    func create(_ command: CreateRoom, _ context: CommandContext) async throws -> RoomInfo {
         let topic = try ChatText.validate(command.topic, length: Limits.topicLength).get(field: "topic")
         let created = try await store.create(
             session: command.session, position: command.position, zoom: command.zoom, topic: topic)
         // A repeat has no event: the first one's is published or in the outbox.
-        await outbox.announceAndWait(created.event)
+        if let answers = context.eventAnswers, let answering = created.event?.answering(answers) {
+            // The `created` event is the answer: the gateway that asked has the
+            // room in its index before its client has the id.
+            context.answeredBy(outbox.announce(answering))
+        } else {
+            await outbox.announceAndWait(created.event)
+        }
         if created.changed {
             logger.info(
                 "room created",

@@ -70,6 +70,20 @@ def test_nick_leave_and_end_through_one_gateway_show_at_once_on_the_other(stack)
     assert new not in participants(b, room)
 
 
+def test_a_room_created_through_a_gateway_is_in_its_chats_at_once(stack):
+    """The `created` event is the create's answer (docs/architecture.md, "Request/reply"): the
+    gateway answers once its own index holds the room, so the creator's next `chats` there lists it,
+    with no waiting. Through the other gateway it follows within a broker hop (docs/protocol.md)."""
+    for g in gateways(stack):
+        for _ in range(5):
+            x, y, z = random.uniform(0.05, 0.95), random.uniform(0.05, 0.95), random.randint(3, 15)
+            room = create(g, start(g, unique_nick()), x, y, z, unique_topic())["id"]
+            response = chat(g, cmd="chats", lon1=x - 0.001, lat1=y - 0.001, lon2=x + 0.001, lat2=y + 0.001,
+                            minz=z, maxz=z)
+            assert response.status == 200, response
+            assert room in [r["id"] for r in rooms_in(response)], "the creating gateway lists its room at once"
+
+
 def test_a_restarted_gateway_answers_chats_as_the_other_does(stack):
     a, b = gateways(stack)
     session = start(a, unique_nick())

@@ -19,7 +19,7 @@ package struct EventFeed: Sendable {
     package let sessions: SessionDirectory
     /// Push subscribers' participant lists, read again after a membership changes.
     package let participants: ParticipantLists
-    /// This gateway's requests: a message event answers the say that stored it (`MessageStored.answers`).
+    /// This gateway's requests: an event answers the request that announced it (`EventEnvelope.answers`).
     package let requests: any CommandBus
     package let logger: Logger
 
@@ -40,18 +40,22 @@ package struct EventFeed: Sendable {
         for await record in consumer.records {
             switch record.topic {
             case Topics.messageEvents:
-                if let stored = EventDecoding.decode(MessageStored.self, from: record) {
+                if let envelope = EventDecoding.envelope(MessageStored.self, from: record.value) {
+                    let stored = envelope.event
                     BusSpans.applying(record) {
                         messages.apply(stored.message)
                         rooms.visited(stored.message.room, atMs: stored.message.addedAt)
                     }
                     // After the timeline has it: the sayer's next poll here finds it.
-                    if let request = stored.answers { requests.answered(request, by: stored.message) }
+                    if let request = envelope.answers { requests.answered(request, by: stored.message) }
                 }
             case Topics.roomEvents:
-                switch EventDecoding.decode(RoomEvent.self, from: record) {
+                let envelope = EventDecoding.envelope(RoomEvent.self, from: record.value)
+                switch envelope?.event {
                 case .created(let room)?:
                     rooms.created(room, atMs: WallClock.nowMs())
+                    // After the index has it: the creator's next `chats` here finds it.
+                    if let request = envelope?.answers { requests.answered(request, by: room) }
                 case .joined(let room, _, _)?:
                     rooms.visited(room, atMs: WallClock.nowMs())
                     membersChanged(room)

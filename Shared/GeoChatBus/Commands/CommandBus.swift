@@ -21,7 +21,7 @@ public protocol CommandBus: Sendable {
 
     /// The reply to this instance's request `correlationID`, carried by a
     /// record its requester reads anyway instead of a reply record (a say's
-    /// message event: `MessageStored.answers`, `CommandContext.answeredBy`).
+    /// message event: `EventEnvelope.answers`, `CommandContext.answeredBy`).
     /// Nothing happens if no request of this instance waits for it.
     func answered(_ correlationID: String, by reply: any Sendable)
 }

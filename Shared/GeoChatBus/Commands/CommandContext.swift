@@ -29,7 +29,7 @@ public struct CommandContext: Sendable {
     }
 
     /// What an event this command announces names as the request it answers
-    /// (`MessageStored.answers`): the correlation id, if the requester reads
+    /// (`EventEnvelope.answers`): the correlation id, if the requester reads
     /// the event topics; nil if only a reply record reaches it.
     public var eventAnswers: String? { requesterReadsEvents ? correlationID : nil }
 

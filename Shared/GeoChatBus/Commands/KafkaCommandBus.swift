@@ -200,7 +200,7 @@ public final class KafkaCommandBus: CommandBus {
     }
 
     /// A reply carried by a record this instance reads anyway (a say's message
-    /// event, `MessageStored.answers`) ends the request waiting for it, as its
+    /// event, `EventEnvelope.answers`) ends the request waiting for it, as its
     /// reply record would; one sent by another instance finds no waiter here.
     public func answered(_ correlationID: String, by reply: any Sendable) {
         let waiter = waiting.withLock { $0.removeValue(forKey: correlationID) }

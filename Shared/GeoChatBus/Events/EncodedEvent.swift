@@ -17,9 +17,9 @@ public struct EncodedEvent: Sendable, Hashable {
         self.value = value
     }
 
-    /// The event in its envelope, stamped `atMs`.
-    public init<Event: WireEvent>(_ event: Event, atMs: Int64 = WallClock.nowMs()) throws {
-        let envelope = EventEnvelope(schema: Event.schema, atMs: atMs, event: event)
+    /// The event in its envelope, stamped `atMs`, naming the request it `answers` if any.
+    public init<Event: WireEvent>(_ event: Event, atMs: Int64 = WallClock.nowMs(), answers: String? = nil) throws {
+        let envelope = EventEnvelope(schema: Event.schema, atMs: atMs, event: event, answers: answers)
         let data = try JSONEncoder().encode(envelope)
         self.init(topic: Event.topic, key: event.partitionKey, value: String(decoding: data, as: UTF8.self))
     }
@@ -28,5 +28,17 @@ public struct EncodedEvent: Sendable, Hashable {
     public func decode<Event: WireEvent>(_ type: Event.Type) -> Event? {
         guard topic == Event.topic else { return nil }
         return EventDecoding.decode(type, from: Array(value.utf8))
+    }
+
+    /// The same record naming the request it answers (`EventEnvelope.answers`),
+    /// for the handler's own announcement of an event an outbox holds as it
+    /// was staged; nil if the value is no JSON object.
+    public func answering(_ correlationID: String) -> EncodedEvent? {
+        guard var envelope = (try? JSONSerialization.jsonObject(with: Data(value.utf8))) as? [String: Any] else {
+            return nil
+        }
+        envelope["answers"] = correlationID
+        guard let data = try? JSONSerialization.data(withJSONObject: envelope) else { return nil }
+        return EncodedEvent(topic: topic, key: key, value: String(decoding: data, as: UTF8.self))
     }
 }

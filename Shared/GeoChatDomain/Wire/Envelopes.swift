@@ -17,7 +17,7 @@ public struct RequestEnvelope<Command: WireCommand>: Codable, Sendable {
     /// owner's `geochat_command_wait_seconds`, the time a command spent getting there).
     public var sentAtMs: Int64?
     /// The requester reads the event topics (a gateway): a reply may travel in
-    /// the event its command announces (`MessageStored.answers`) instead of a
+    /// the event its command announces (`EventEnvelope.answers`) instead of a
     /// reply record. Absent: false.
     public var readsEvents: Bool?
     public var command: Command
@@ -145,11 +145,18 @@ public struct EventEnvelope<Event: Codable & Sendable>: Codable, Sendable {
     public var schema: String
     public var atMs: Int64
     public var event: Event
+    /// The correlation id of the request this event answers, on the event its
+    /// handler announced (a say's `MessageStored`, a create's `created`): the
+    /// requester reads these events anyway, so the event is the reply and no
+    /// reply record is sent (docs/architecture.md, "Request/reply"). Absent on
+    /// repeats and on what an outbox relay publishes.
+    public var answers: String?
 
-    public init(schema: String, atMs: Int64, event: Event) {
+    public init(schema: String, atMs: Int64, event: Event, answers: String? = nil) {
         self.schema = schema
         self.atMs = atMs
         self.event = event
+        self.answers = answers
     }
 }
 

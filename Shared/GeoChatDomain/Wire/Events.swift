@@ -52,13 +52,12 @@ public struct MessageStored: WireEvent {
     public static let schema = "geochat.messages.event.v1"
     public var message: ChatMessage
     public var author: SessionID?
-    /// The correlation id of the `say` this event answers, on the event its
-    /// handler announced first: the requester reads every message event anyway,
-    /// so the event is the say's reply and no reply record is sent
-    /// (docs/architecture.md, "A `say`, file by file"). Absent on repeats and
-    /// on what the outbox relay publishes.
+    /// The `say` this event answers: written in the envelope, not in the
+    /// event (`EventEnvelope.answers`), by `enqueue(on:)`; nil as read.
     public var answers: String?
     public var partitionKey: String { String(message.room) }
+
+    private enum CodingKeys: String, CodingKey { case message, author }
 
     public init(message: ChatMessage, author: SessionID?, answers: String? = nil) {
         self.message = message
