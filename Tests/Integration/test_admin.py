@@ -194,7 +194,8 @@ def test_settings_are_checked_and_a_change_reaches_the_other_gateway_and_survive
         return [r for r in rooms_in(chat(gateway, cmd="chats", lon1=0.709, lat1=0.269, lon2=0.714, lat2=0.271,
                                          minz=9, maxz=9)) if r["topic"] == topic]
 
-    assert len(rooms_on(b)) == 3
+    # Through the other gateway a new room is there within a broker hop (docs/protocol.md).
+    wait_until(lambda: len(rooms_on(b)) == 3, timeout=5, interval=0.05, message="the new rooms reaching gateway B")
     try:
         response = api(a, "PUT", "settings", {"room.cap": 1}, token=token)
         assert response.status == 200, response
