@@ -15,10 +15,11 @@ def test_chats_field_example_edges_included_and_ordered_by_id(stack):
     outside_zoom = create(a, session, 0.5, 0.5, 11, unique_topic())
     outside_box = create(a, session, 0.8000001, 0.5, 8, unique_topic())
     # Made through A, read through B: there within a broker hop (docs/protocol.md).
-    found = wait_until(
-        lambda: (rooms := rooms_in(chat(b, v=5, cmd="chats", lon1=0, lat1=0.4, lon2=0.8, lat2=1, minz=4, maxz=10)))
-        if all(room in rooms for room in (on_edge, inside, corner)) else None,
-        timeout=10, interval=0.05, message="the new rooms listed through gateway B")
+    def listed():
+        rooms = rooms_in(chat(b, v=5, cmd="chats", lon1=0, lat1=0.4, lon2=0.8, lat2=1, minz=4, maxz=10))
+        return rooms if all(room in rooms for room in (on_edge, inside, corner)) else None
+
+    found = wait_until(listed, timeout=10, interval=0.05, message="the new rooms listed through gateway B")
     ids = [r["id"] for r in found]
     assert ids == sorted(ids)
     for room in (on_edge, inside, corner):
