@@ -271,12 +271,16 @@ final class RoomEventStream: Sendable {
         if ContinuousClock.now >= position.endsAt { return (.finish(Self.ends), position) }
         if position.participantsDue {
             position.participantsDue = false
-            if let nicks = await participants.current(position.room, actions: actions) {
-                let event = Self.event(
-                    "participants", data: APIJSON.text(APIModels.Participants(room: position.room, participants: nicks))
-                )
-                return (.write(ByteBuffer(string: event)), position)
+            guard let nicks = await participants.current(position.room, actions: actions) else {
+                // Not read (the rooms service busy or away): due still, asked again in a second
+                // or at news, so a change of who is here is not lost until the next one.
+                position.participantsDue = true
+                let retry = actions.messages.signals.register(position.room, until: .now + .seconds(1))
+                return (.wait(retry, keepAlive: false), position)
             }
+            let event = Self.event(
+                "participants", data: APIJSON.text(APIModels.Participants(room: position.room, participants: nicks)))
+            return (.write(ByteBuffer(string: event)), position)
         }
         let signals = actions.messages.signals
         let deadline = min(

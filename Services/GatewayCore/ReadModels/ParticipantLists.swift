@@ -24,7 +24,14 @@ package final class ParticipantLists: Sendable {
             entries[room] = Entry(task: task, at: now)
             return task
         }
-        return await task.value
+        let nicks = await task.value
+        if nicks == nil {
+            // A failed read is not kept: the next subscriber to ask reads again.
+            entries.withLock { entries in
+                if let entry = entries[room], entry.task == task { entries.removeValue(forKey: room) }
+            }
+        }
+        return nicks
     }
 
     package func invalidate(_ room: RoomID) {
