@@ -156,6 +156,8 @@ final class RoomEventStream: Sendable {
         /// The stream ends then (`push.maxStreamDuration`); the client resumes by its last id.
         let endsAt: ContinuousClock.Instant
         var participantsDue = true
+        /// The room's membership changes when its participants were last read (`ParticipantLists.changeCount`).
+        var membersSeen = -1
     }
 
     /// What a subscriber does next.
@@ -269,6 +271,12 @@ final class RoomEventStream: Sendable {
     func next(_ start: Position) async -> (Step, Position) {
         var position = start
         if ContinuousClock.now >= position.endsAt { return (.finish(Self.ends), position) }
+        let changes = participants.changeCount(position.room)
+        if changes != position.membersSeen {
+            // A change rung while this subscriber was writing reached no ticket.
+            position.participantsDue = true
+            position.membersSeen = changes
+        }
         if position.participantsDue {
             position.participantsDue = false
             guard let nicks = await participants.current(position.room, actions: actions) else {
