@@ -238,6 +238,15 @@ let package = Package(
             name: "MessagingServiceTests",
             dependencies: ["MessagingService", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport"],
             path: "Tests/MessagingServiceTests"),
+        // The gateway's core alone: read models, limits, presence. Links no
+        // HTTP library and no service, as the core does not.
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: [
+                "GatewayCore", "GeoChatDomain", "GeoChatBus", "GeoChatTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/GatewayCoreTests"),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
