@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GeoChatAdminAPI
 import GeoChatDomain
@@ -77,4 +78,19 @@ struct AdminClient {
             }.resume()
         }
     }
+}
+
+/// Options every command that talks to a gateway takes.
+struct Connection: ParsableArguments {
+    @Option(help: "The gateway, e.g. http://127.0.0.1:8080 (default: GEOCHAT_ADMIN_URL, else the one logged in to).")
+    var url: String?
+
+    func client() throws -> AdminClient {
+        try AdminClient(url: url, credentials: try CredentialStore.load())
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -78,3 +78,74 @@ extension MessageStored: OutboxEntry {
         do { return events.enqueue(try EncodedEvent(self, answers: answers)) } catch { return .completed(error) }
     }
 }
+
+enum RoomLogState: Equatable {
+    case unknown
+    case open(head: MessageID)
+    case removed
+}
+
+/// A say to append: what `append(room:nick:text:author:key:commitBy:)` takes.
+struct NewMessage: Sendable {
+    let room: RoomID
+    let nick: String
+    let text: String
+    let author: SessionID?
+    let key: String
+    let commitBy: Deadline
+}
+
+/// What `append` did.
+enum Appended: Equatable {
+    /// Stored under the room's next id; its event is in the outbox.
+    case stored(ChatMessage)
+    /// A repeat within `MessageRules.repeatWindow`: the earlier message, stored once.
+    case repeated(ChatMessage, author: SessionID?)
+
+    var message: ChatMessage {
+        switch self {
+        case .stored(let message), .repeated(let message, _): message
+        }
+    }
+}
+
+/// A say whose idempotency key is stored already: a retry of an earlier say.
+struct DuplicateIdempotencyKey: Error {}
+
+enum MessageRules {
+    /// A phone repeats a `say` it got no answer for (a `503`, a cut connection)
+    /// within 10 s of that answer: up to three times, a second apart. The answer
+    /// comes at most the request deadline (3 s) after the first was stored, and
+    /// a repeat may wait up to as long before its own turn: measured from the
+    /// first message's commit, 15 s covers them all.
+    static let repeatWindow: Duration = .seconds(15)
+    static var repeatWindowMs: Int64 { repeatWindow.components.seconds * 1000 }
+}
+
+/// A message by its key, as the outbox names it (public: the key of a public
+/// conformance, `MessageStored: OutboxEntry`).
+public struct MessageRef: Hashable, Sendable {
+    let room: RoomID
+    let id: MessageID
+
+    init(room: RoomID, id: MessageID) {
+        self.room = room
+        self.id = id
+    }
+
+    init(_ message: ChatMessage) { self.init(room: message.room, id: message.id) }
+}
+
+/// The messaging store as an outbox: its entries are stored messages, in
+/// lanes by room.
+struct MessageOutbox: Outbox {
+    let store: any MessageStore
+
+    func announced(_ entries: [MessageRef]) async throws { try await store.announced(entries) }
+
+    func relayUnannounced(
+        olderThan grace: Duration, limit: Int, publish: @Sendable ([MessageStored]) async -> [MessageRef]
+    ) async throws -> OutboxPass {
+        try await store.relayUnannounced(olderThan: grace, limit: limit, publish: publish)
+    }
+}

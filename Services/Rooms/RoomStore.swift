@@ -60,3 +60,19 @@ protocol RoomStore: Sendable {
     func adminList(search: String, limit: Int) async throws -> [AdminRoom]
     func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval>
 }
+
+enum AdminRemoval { case removed, noSuchRoom, lobby }
+
+enum RoomRules {
+    /// A room's last visit is written again only once it is this old: says
+    /// visit their room on every post, and expiry counts idle time in days.
+    static let visitResolution: Duration = .seconds(60)
+}
+
+/// The author of a say, as the rooms service learns it (`JoinBySaying`).
+struct Sayer: Hashable, Sendable {
+    let room: RoomID
+    /// Nil: an anonymous post (add.php), which only visits the room.
+    let session: SessionID?
+    let nick: String
+}

@@ -1,4 +1,5 @@
 import GeoChatDomain
+import Synchronization
 
 /// The moment a requester stops waiting, in wall-clock milliseconds because it
 /// travels with the command to another process. Every hop keeps a margin before
@@ -40,3 +41,6 @@ public struct Deadline: Sendable, Hashable, Comparable {
 
     public static func < (lhs: Deadline, rhs: Deadline) -> Bool { lhs.epochMs < rhs.epochMs }
 }
+
+/// The operation did not finish in the time it had.
+public struct DeadlineExceeded: Error, Sendable {}

@@ -207,3 +207,10 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
 struct OutboxRelayRefusal: Error, CustomStringConvertible {
     var description: String { "the broker refused the event; the outbox relay publishes it later" }
 }
+
+/// Label `by`: `handler` (published right after the commit) or `relay`.
+enum OutboxMetrics {
+    static let published = LabeledFamily(counter: MetricNames.outboxPublished, label: "by")
+    static let failures = LabeledFamily(counter: MetricNames.outboxPublishFailures, label: "by")
+    static let backlog = Gauge(label: MetricNames.outboxBacklog)
+}

@@ -14,3 +14,62 @@ public struct ChatMessage: Codable, Sendable, Equatable {
         self.addedAt = addedAt
     }
 }
+
+public struct MessageHistory: Codable, Sendable, Equatable {
+    public var room: RoomID
+    /// The room's highest stored id when the history was read (0 for none yet).
+    public var head: MessageID
+    public var messages: [ChatMessage]
+
+    public init(room: RoomID, head: MessageID, messages: [ChatMessage]) {
+        self.room = room
+        self.head = head
+        self.messages = messages
+    }
+}
+
+/// Read-model upkeep between gateways and the messaging service (topic
+/// `geochat.messaging.commands`).
+
+/// The committed head (highest message id) of each room asked about, in one
+/// read: a gateway checks the rooms its pollers follow, so a message whose event
+/// never reached it is noticed without waiting for the room's next message.
+/// Rooms with no log here (unknown or removed) are left out of the answer.
+public struct ReadHeads: MessagingWireCommand {
+    public typealias Reply = [RoomHead]
+    public static let name = "heads"
+    public var rooms: [RoomID]
+    /// A read: it needs no order with a room's writes (a head read a moment
+    /// early is caught by the next check), so it goes to any partition.
+    public var partitionKey: String? { nil }
+
+    public init(rooms: [RoomID]) { self.rooms = rooms }
+}
+
+/// On the wire a pair `[room, head]`, not an object: a gateway reads the heads
+/// of every room it serves every few seconds, and the keys were half of the
+/// bytes an idle phone cost Kafka (docs/capacity.md).
+public struct RoomHead: Codable, Sendable, Equatable {
+    public var room: RoomID
+    public var head: MessageID
+
+    public init(room: RoomID, head: MessageID) {
+        self.room = room
+        self.head = head
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var pair = try decoder.unkeyedContainer()
+        room = try pair.decode(RoomID.self)
+        head = try pair.decode(MessageID.self)
+        guard pair.isAtEnd else {
+            throw DecodingError.dataCorruptedError(in: pair, debugDescription: "a room head is [room, head]")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var pair = encoder.unkeyedContainer()
+        try pair.encode(room)
+        try pair.encode(head)
+    }
+}

@@ -37,3 +37,8 @@ public struct ExpiryJobReport: Codable, Sendable, Equatable {
         self.error = error
     }
 }
+
+/// Where an expiry job stands: one runs at a time; it ends finished or failed.
+public enum ExpiryJobStatus: String, Codable, Sendable, CaseIterable {
+    case running, finished, failed
+}

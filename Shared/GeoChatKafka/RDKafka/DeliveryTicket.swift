@@ -37,3 +37,23 @@ final class DeliveryTicket: Sendable {
         }
     }
 }
+
+/// Carries a delivery result from librdkafka's poll thread back into Swift.
+final class DeliveryCompletion: Sendable {
+    let body: @Sendable (rd_kafka_resp_err_t) -> Void
+    init(_ body: @escaping @Sendable (rd_kafka_resp_err_t) -> Void) { self.body = body }
+}
+
+/// How a send ended, in Swift terms.
+enum DeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// Refused or timed out; `needsFreshProducer`: this handle cannot recover by itself.
+    case failed(String, needsFreshProducer: Bool)
+}
+
+/// What librdkafka told a producer outside of delivery reports.
+final class ProducerSignals: Sendable {
+    /// Every broker was unreachable at some point: it may come back without
+    /// its memory (and without our producer id).
+    let lostAllBrokers = Atomic<Bool>(false)
+}

@@ -1,9 +1,0 @@
-import GeoChatBus
-import GeoChatDomain
-import GeoChatKafka
-
-enum RoomLogState: Equatable {
-    case unknown
-    case open(head: MessageID)
-    case removed
-}

@@ -1,5 +1,0 @@
-import Foundation
-import GeoChatBus
-import GeoChatDomain
-
-enum AdminRemoval { case removed, noSuchRoom, lobby }
