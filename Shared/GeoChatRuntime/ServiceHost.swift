@@ -75,10 +75,12 @@ public struct ServiceHost: Sendable {
     public mutating func migrates(_ migrate: @escaping @Sendable () async throws -> Void) { migrations.append(migrate) }
 
     /// Serves the commands of `handlers.topic` as a member of `group`;
-    /// `.background` for commands no phone waits for (admin, expiry).
+    /// `.background` for commands no phone waits for (admin, expiry). Throws
+    /// (the service does not start) unless every command of the topic has a handler.
     public mutating func handles(
         _ handlers: CommandHandlers, group: String, pace: KafkaConsumer.Pace = .interactive
     ) throws {
+        try handlers.requireEvery()
         let consumer = try consumer([handlers.topic], .group(group), pace: pace)
         readiness.add { consumer.holdsPartitions }
         let processor = CommandProcessor(consumer: consumer, producer: producer, handlers: handlers, logger: logger)

@@ -21,9 +21,9 @@ struct ExpiryCommandHandlersTests {
         try await ScratchDatabase.with { database in
             let jobs = ExpiryJobStore(database: database)
             try await jobs.migrate()
-            let bus = InMemoryCommandBus([
-                ExpiryCommandHandlers(jobs: jobs, settings: settings, logger: Logger(label: "test")).handlers
-            ])
+            let handlers = ExpiryCommandHandlers(jobs: jobs, settings: settings, logger: Logger(label: "test")).handlers
+            try handlers.requireEvery()  // as the service checks at start
+            let bus = InMemoryCommandBus([handlers])
             try await body(jobs, bus)
         }
     }

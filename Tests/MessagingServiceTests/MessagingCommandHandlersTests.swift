@@ -33,6 +33,13 @@ import Testing
             ).handlers)
     }
 
+    /// The service starts only with a handler for every messaging command (`WireCommands`).
+    @Test func everyMessagingCommandHasAHandler() throws {
+        try MessagingCommandHandlers(
+            store: store, bus: bus, outbox: outbox, operatorSeal: operators, logger: Logger(label: "test")
+        ).handlers.requireEvery()
+    }
+
     func say(
         _ text: String, in room: RoomID? = nil, key: String = IdempotencyKey.random(), by session: SessionID?? = nil,
         nick: String = "Ann"

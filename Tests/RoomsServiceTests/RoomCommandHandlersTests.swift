@@ -26,6 +26,15 @@ import Testing
         ])
     }
 
+    /// The service starts only with a handler for every rooms command (`WireCommands`).
+    @Test func everyRoomsCommandHasAHandler() throws {
+        let handlers = RoomCommandHandlers(
+            store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
+            presence: presence, operatorSeal: operators, logger: Logger(label: "test")
+        ).handlers
+        try handlers.requireEvery()
+    }
+
     /// `participants` reads the gateways' sightings beside the memberships: a
     /// member is as recent as its latest join, say, mark or sighting; a mark
     /// from a clock ahead of the owner's counts as now.

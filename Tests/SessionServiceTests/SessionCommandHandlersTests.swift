@@ -24,6 +24,11 @@ import Testing
         ])
     }
 
+    /// The service starts only with a handler for every session command (`WireCommands`).
+    @Test func everySessionCommandHasAHandler() throws {
+        try SessionCommandHandlers(store: store, outbox: relay, logger: Logger(label: "test")).handlers.requireEvery()
+    }
+
     func send<Command: WireCommand>(_ command: Command, key: String = IdempotencyKey.random())
         async throws(RequestError)
         -> Command.Reply

@@ -59,6 +59,17 @@ public struct CommandHandlers: Sendable {
         }
     }
 
+    /// The commands of this topic (`WireCommands.owned(by:)`) with no handler here.
+    public var unhandled: [String] { WireCommands.owned(by: topic).map { $0.name }.filter { table[$0] == nil } }
+
+    /// Throws unless every command of the topic has a handler: a service starts
+    /// able to answer all of its commands, or not at all (never a command
+    /// dropped as `unknown_command` at run time).
+    public func requireEvery() throws(UnhandledCommands) {
+        let missing = unhandled
+        guard missing.isEmpty else { throw UnhandledCommands(topic: topic, commands: missing) }
+    }
+
     public enum DropReason: String, Sendable {
         case undecodable, schema, deadline
         case unknownCommand = "unknown_command"
@@ -113,5 +124,15 @@ public struct CommandHandlers: Sendable {
                 metadata: ["correlation": "\(context.correlationID)", "error": "\(String(reflecting: error))"])
             return .failure(.unavailable)
         }
+    }
+}
+
+/// A service's handlers miss commands of their topic (`CommandHandlers.requireEvery`).
+public struct UnhandledCommands: Error, Equatable, CustomStringConvertible {
+    public let topic: String
+    public let commands: [String]
+
+    public var description: String {
+        "no handler on \(topic) for \(commands.joined(separator: ", ")): every command in WireCommands.all needs one"
     }
 }

@@ -53,6 +53,7 @@ struct AdminCommandHandlersTests {
                     store: store, events: events, stateRecordCount: { 0 }, logger: Logger(label: "t")),
                 tokenLifetimeSeconds: 600, loginFailureLimit: 3, decoyHash: Bcrypt.hash("decoy", cost: 4),
                 loginSeal: seal, logger: Logger(label: "test"))
+            try handlers.handlers.requireEvery()  // as the service checks at start
             try await body(
                 Fixture(
                     store: store, sessions: sessions, events: events, bus: InMemoryCommandBus([handlers.handlers]),
