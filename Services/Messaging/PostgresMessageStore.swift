@@ -49,6 +49,14 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 // The repeat rule's lookup: one author's latest messages in a room.
                 "CREATE INDEX messages_by_author ON messaging.messages (room_id, author_session, added_at)",
             ]),
+        Migration(
+            3, "one spelling of the repeat lookup",
+            [
+                // An anonymous post's author is '' in the lookup, as in the
+                // bound arrays of `append(_:)`, so one condition serves both.
+                "CREATE INDEX messages_by_repeat ON messaging.messages (room_id, (coalesce(author_session, '')), added_at)",
+                "DROP INDEX messaging.messages_by_author",
+            ]),
     ]
 
     /// Relay passes take this transaction-level advisory lock: one pass at a
@@ -88,115 +96,40 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         return nil
     }
 
-    /// Appends a message with the room's next id, or finds it repeated. The
-    /// room's log row is locked first, in a statement of its own: it orders the
-    /// room's writers (ids are dense and commit in id order), and the next
-    /// statement's snapshot, taken once the lock is held, sees every message
-    /// committed before, so two instances running a phone's repeat at once
-    /// (a rebalance) store it once. One more statement looks for the repeat,
-    /// takes the id, inserts the message and its outbox row. A repeated
-    /// idempotency key (a unique violation, see `isDuplicateKey`) undoes the
-    /// whole transaction, id included. Nil when the room's log is removed or not
-    /// open here yet (`state(of:)` tells which).
-    /// Past `commitBy` it rolls back instead of committing: the
-    /// requester stops waiting at its deadline and must not be told "unavailable"
-    /// about a message that is then stored after all.
+    /// Appends a message with the room's next id, or finds it repeated: the
+    /// one statement of `append(_:)`, for one say. A repeated idempotency key
+    /// (stored before, or committed by another instance meanwhile: a unique
+    /// violation, see `isDuplicateKey`) throws `DuplicateIdempotencyKey`, and
+    /// nothing is stored. Nil when the room's log is removed or not open here
+    /// yet (`state(of:)` tells which).
     func append(
         room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitBy: Deadline
     ) async throws -> Appended? {
+        let say = NewMessage(room: room, nick: nick, text: text, author: author, key: key, commitBy: commitBy)
         do {
-            return try await insert(room: room, nick: nick, text: text, author: author, key: key, commitBy: commitBy)
+            return try await append([say])[0].get()
         } catch  where Self.isDuplicateKey(error) {
             throw DuplicateIdempotencyKey()
         }
     }
 
-    private func insert(
-        room: RoomID, nick: String, text: String, author: SessionID?, key: String, commitBy: Deadline
-    ) async throws -> Appended? {
-        try await client.withTransaction(logger: logger) { tx in
-            let locked = try await tx.query(
-                """
-                SELECT last_id FROM messaging.room_logs WHERE room_id = \(room) AND removed_at IS NULL
-                FOR NO KEY UPDATE
-                """, logger: logger)
-            var open = false
-            for try await _ in locked.decode(Int64.self) { open = true }
-            guard open else { return nil }
-            let window = Double(MessageRules.repeatWindowMs) / 1000
-            // Two spellings, so the author test is an index condition either way (and
-            // SQL is never composed from strings: deploy/check-sql.sh).
-            let rows: PostgresRowSequence
-            if let author = author?.value {
-                rows = try await tx.query(
-                    """
-                    WITH earlier AS (
-                        SELECT id, added_at FROM messaging.messages
-                        WHERE room_id = \(room) AND author_session = \(author)
-                          AND added_at > now() - make_interval(secs => \(window)) AND nick = \(nick) AND text = \(text)
-                        ORDER BY id DESC LIMIT 1),
-                    next AS (
-                        UPDATE messaging.room_logs SET last_id = last_id + 1
-                        WHERE room_id = \(room) AND NOT EXISTS (SELECT 1 FROM earlier)
-                        RETURNING last_id),
-                    inserted AS (
-                        INSERT INTO messaging.messages (room_id, id, nick, text, author_session, idempotency_key)
-                        SELECT \(room), last_id, \(nick), \(text), \(author), \(key) FROM next
-                        RETURNING id, added_at),
-                    outbox AS (INSERT INTO messaging.outbox (room_id, id) SELECT \(room), id FROM inserted)
-                    SELECT id, added_at, false FROM inserted UNION ALL SELECT id, added_at, true FROM earlier
-                    """, logger: logger)
-            } else {
-                rows = try await tx.query(
-                    """
-                    WITH earlier AS (
-                        SELECT id, added_at FROM messaging.messages
-                        WHERE room_id = \(room) AND author_session IS NULL
-                          AND added_at > now() - make_interval(secs => \(window)) AND nick = \(nick) AND text = \(text)
-                        ORDER BY id DESC LIMIT 1),
-                    next AS (
-                        UPDATE messaging.room_logs SET last_id = last_id + 1
-                        WHERE room_id = \(room) AND NOT EXISTS (SELECT 1 FROM earlier)
-                        RETURNING last_id),
-                    inserted AS (
-                        INSERT INTO messaging.messages (room_id, id, nick, text, author_session, idempotency_key)
-                        SELECT \(room), last_id, \(nick), \(text), NULL, \(key) FROM next
-                        RETURNING id, added_at),
-                    outbox AS (INSERT INTO messaging.outbox (room_id, id) SELECT \(room), id FROM inserted)
-                    SELECT id, added_at, false FROM inserted UNION ALL SELECT id, added_at, true FROM earlier
-                    """, logger: logger)
-            }
-            var appended: Appended?
-            for try await (id, added, repeated) in rows.decode((MessageID, Date, Bool).self) {
-                let message = ChatMessage(
-                    room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
-                appended = repeated ? .repeated(message, author: author) : .stored(message)
-            }
-            if case .stored? = appended, commitBy.hasPassed() { throw ProtocolError.unavailable }  // rolls back
-            return appended
-        }
-    }
-
     /// Group commit: the says of many rooms in one transaction, so they share
-    /// one commit (one WAL flush) instead of one each. The same two steps as
-    /// `append`: the rooms' log rows locked first, in room order (two instances
-    /// locking overlapping rooms during a rebalance cannot deadlock), then one
-    /// statement that, for every say, finds its idempotency key stored before
-    /// or a phone's repeat, or takes its room's next id and inserts the message
-    /// and its outbox row. Rooms differ within a batch, so each room's ids stay
-    /// dense and in order. Past any say's `commitBy` the whole batch rolls back
-    /// (the caller then runs the says one by one, each against its own deadline).
+    /// one commit (one WAL flush) instead of one each. Two statements: the
+    /// rooms' log rows locked first, in room order (it orders each room's
+    /// writers, so ids are dense and commit in id order, and two instances
+    /// locking overlapping rooms during a rebalance cannot deadlock); then one
+    /// statement, whose snapshot, taken once the locks are held, sees every
+    /// message committed before (two instances running a phone's repeat at
+    /// once store it once). For every say it finds its idempotency key stored
+    /// before, or a phone's repeat (`MessageRules.repeatWindow`: the one
+    /// spelling of that rule in SQL, on the `messages_by_repeat` index), or
+    /// takes its room's next id and inserts the message and its outbox row.
+    /// Rooms differ within a batch, so each room's ids stay dense and in
+    /// order. Past any say's `commitBy` the whole batch rolls back instead of
+    /// committing: the requester stops waiting at its deadline and must not be
+    /// told "unavailable" about a message that is then stored after all (the
+    /// caller then runs the says one by one, each against its own deadline).
     func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>] {
-        if says.count == 1, let say = says.first {
-            do {
-                return [
-                    .success(
-                        try await append(
-                            room: say.room, nick: say.nick, text: say.text, author: say.author, key: say.key,
-                            commitBy: say.commitBy))
-                ]
-            } catch let error as DuplicateIdempotencyKey { return [.failure(error)] }
-        }
         let rooms = says.map(\.room)
         let nicks = says.map(\.nick)
         let texts = says.map(\.text)
@@ -223,17 +156,10 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 earlier AS (
                     SELECT i.ord, e.id, e.added_at FROM input i CROSS JOIN LATERAL (
                         SELECT id, added_at FROM messaging.messages m
-                        WHERE m.room_id = i.room AND m.author_session = i.author
+                        WHERE m.room_id = i.room AND coalesce(m.author_session, '') = i.author
                           AND m.added_at > now() - make_interval(secs => \(window)) AND m.nick = i.nick AND m.text = i.text
                         ORDER BY id DESC LIMIT 1) e
-                    WHERE i.author <> '' AND i.ord NOT IN (SELECT ord FROM dup)
-                    UNION ALL
-                    SELECT i.ord, e.id, e.added_at FROM input i CROSS JOIN LATERAL (
-                        SELECT id, added_at FROM messaging.messages m
-                        WHERE m.room_id = i.room AND m.author_session IS NULL
-                          AND m.added_at > now() - make_interval(secs => \(window)) AND m.nick = i.nick AND m.text = i.text
-                        ORDER BY id DESC LIMIT 1) e
-                    WHERE i.author = '' AND i.ord NOT IN (SELECT ord FROM dup)),
+                    WHERE i.ord NOT IN (SELECT ord FROM dup)),
                 fresh AS (
                     SELECT * FROM input i WHERE i.room = ANY(\(open))
                       AND i.ord NOT IN (SELECT ord FROM dup) AND i.ord NOT IN (SELECT ord FROM earlier)),
