@@ -87,9 +87,8 @@ struct RoomCommandHandlers: Sendable {
     }
 
     func create(_ command: CreateRoom, _ context: CommandContext) async throws -> RoomInfo {
-        let topic = try ChatText.validate(command.topic, length: Limits.topicLength).get(field: "topic")
         let created = try await store.create(
-            session: command.session, position: command.position, zoom: command.zoom, topic: topic)
+            session: command.session, position: command.position, zoom: command.zoom, topic: command.topic.value)
         // A repeat has no event: the first one's is published or in the outbox.
         if let answers = context.eventAnswers, let answering = created.event?.answering(answers) {
             // The `created` event is the answer: the gateway that asked has the

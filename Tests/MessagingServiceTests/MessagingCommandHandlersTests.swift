@@ -44,9 +44,22 @@ import Testing
         _ text: String, in room: RoomID? = nil, key: String = IdempotencyKey.random(), by session: SessionID?? = nil,
         nick: String = "Ann"
     ) async throws(RequestError) -> ChatMessage {
-        try await bus.send(
-            Say(room: room ?? self.room, session: session ?? author, nick: nick, text: text), idempotencyKey: key,
+        let checked: MessageText
+        do throws(ProtocolError) { checked = try MessageText(checking: text) } catch { throw .refused(error) }
+        return try await bus.send(
+            Say(room: room ?? self.room, session: session ?? author, nick: nick, text: checked), idempotencyKey: key,
             within: TestPatience.deadline)
+    }
+
+    /// A `say` as a foreign or buggy requester could put it on the wire: its text unchecked.
+    struct UncheckedSay: MessagingWireCommand {
+        typealias Reply = ChatMessage
+        static let name = Say.name
+        var room: RoomID
+        var session: SessionID?
+        var nick: String
+        var text: String
+        var partitionKey: String? { String(room) }
     }
 
     @Test func saysGetDenseIdsInOrderAndAreAnnouncedWithTheirAuthor() async throws {
@@ -68,6 +81,13 @@ import Testing
     @Test(arguments: ["", "   ", String(repeating: "x", count: Limits.messageLength.upperBound + 1)])
     func aBadTextIsRefusedAndStoresNothing(_ text: String) async throws {
         await #expect(throws: RequestError.self) { try await say(text) }
+        // On the wire too: the text's rule is checked as the command is decoded, and its error is the answer.
+        let error = await #expect(throws: RequestError.self) {
+            try await bus.send(
+                UncheckedSay(room: room, session: author, nick: "Ann", text: text), within: TestPatience.deadline)
+        }
+        #expect(
+            error.map { if case .refused(let refused) = $0 { refused.code != .unavailable } else { false } } == true)
         #expect(events.count == 0)
         #expect(try await store.messageCounts([room]).first?.messages ?? 0 == 0)
     }
@@ -150,7 +170,8 @@ import Testing
         // Inside the commit margin: the requester would answer "unavailable" before the commit.
         await #expect(throws: RequestError.self) {
             try await bus.send(
-                Say(room: room, session: author, nick: "Ann", text: "late"), idempotencyKey: "late",
+                Say(room: room, session: author, nick: "Ann", text: try MessageText(checking: "late")),
+                idempotencyKey: "late",
                 deadline: .after(Deadline.commit - .milliseconds(50)))
         }
         #expect(try await store.messageCounts([room]).first?.messages ?? 0 == 0)

@@ -76,9 +76,22 @@ import Testing
         try await bus.send(command, within: TestPatience.deadline)
     }
 
+    /// A `create` as a foreign or buggy requester could put it on the wire: its topic unchecked.
+    struct UncheckedCreate: RoomsWireCommand {
+        typealias Reply = RoomInfo
+        static let name = CreateRoom.name
+        var session: SessionID
+        var position: MercatorPoint
+        var zoom: ZoomLevel
+        var topic: String
+        var partitionKey: String? { session.value }
+    }
+
     func create(_ topic: String, x: Double = 0.25, y: Double = 0.25, z: Int = 9) async throws -> RoomInfo {
         try await send(
-            CreateRoom(session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!, topic: topic))
+            CreateRoom(
+                session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!,
+                topic: try RoomTopic(checking: topic)))
     }
 
     @Test func createMakesARoomOnceWithinTheRetryWindowAndAnnouncesIt() async throws {
@@ -99,7 +112,15 @@ import Testing
 
     @Test(arguments: ["", "   ", String(repeating: "t", count: Limits.topicLength.upperBound + 1)])
     func aBadTopicIsRefusedAndNothingIsMade(_ topic: String) async throws {
-        await #expect(throws: RequestError.self) { try await create(topic) }
+        #expect(throws: ProtocolError.self) { try RoomTopic(checking: topic) }
+        // On the wire: the topic's rule is checked as the command is decoded, and its error is the answer.
+        let error = await #expect(throws: RequestError.self) {
+            try await send(
+                UncheckedCreate(
+                    session: alice, position: MercatorPoint(x: 0.25, y: 0.25)!, zoom: ZoomLevel(9)!, topic: topic))
+        }
+        #expect(
+            error.map { if case .refused(let refused) = $0 { refused.code != .unavailable } else { false } } == true)
         #expect(events.count == 0)
         #expect(try await store.adminList(search: "", limit: 10).count == 1, "only the lobby")
     }

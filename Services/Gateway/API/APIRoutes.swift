@@ -74,7 +74,7 @@ struct APIRoutes: Sendable {
                 guard let raw = body.zoom else { throw .missing("zoom") }
                 guard let zoom = ZoomLevel(raw) else { throw .bad("zoom", "must be a whole number from 0 to 17") }
                 guard let rawTopic = body.topic else { throw .missing("topic") }
-                let topic = try ChatText.validate(rawTopic, length: Limits.topicLength).get(field: "topic")
+                let topic = try RoomTopic(checking: rawTopic)
                 let room = try await actions.create(
                     session: session, position: position.position, zoom: zoom, topic: topic,
                     client: client)
@@ -123,7 +123,7 @@ struct APIRoutes: Sendable {
                 let room = try Self.room(context)
                 let body = try APIJSON.decode(APIModels.Say.self, from: try await body(request))
                 guard let raw = body.text else { throw .missing("text") }
-                let text = try ChatText.validate(raw, length: Limits.messageLength).get(field: "text")
+                let text = try MessageText(checking: raw, field: "text")
                 let stored = try await actions.say(
                     session: session, room: room, text: text, client: client)
                 return APIJSON.response(APIModels.Message(stored), status: .created)

@@ -98,7 +98,7 @@ package struct ChatActions: Sendable {
     }
 
     package func create(
-        session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String, client: ChatClient
+        session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: RoomTopic, client: ChatClient
     ) async throws(ProtocolError) -> RoomInfo {
         try client.admit(.create(session: id))
         let session = try await live(id)
@@ -133,7 +133,7 @@ package struct ChatActions: Sendable {
     // MARK: Messages
 
     package func say(
-        session id: SessionID, room: RoomID, text: String, client: ChatClient
+        session id: SessionID, room: RoomID, text: MessageText, client: ChatClient
     ) async throws(ProtocolError) -> ChatMessage {
         try client.admit(.say(session: id))
         let session = try await live(id)
@@ -202,7 +202,7 @@ package struct ChatActions: Sendable {
 
     // MARK: The lobby (the add/messages dialect)
 
-    package func lobbyPost(user: String, text: String, client: ChatClient) async throws(ProtocolError) {
+    package func lobbyPost(user: String, text: MessageText, client: ChatClient) async throws(ProtocolError) {
         try client.admit(.say(session: nil))
         // The dialect has no session: the name is all a ban can hold on to.
         if sessions.bans.isBanned(nick: user) { throw .banned }
@@ -301,7 +301,7 @@ package struct ChatActions: Sendable {
     }
 
     @discardableResult
-    private func post(room: RoomID, author: SessionID?, nick: String, text: String) async throws(ProtocolError)
+    private func post(room: RoomID, author: SessionID?, nick: String, text: MessageText) async throws(ProtocolError)
         -> ChatMessage
     {
         // A room this gateway saw removed is refused here, as its polls are: the

@@ -85,3 +85,65 @@ extension Result where Success == String, Failure == ChatText.Problem {
         }
     }
 }
+
+/// Free text checked by `ChatText`'s rules when it was made, kept in its
+/// stored form (trimmed). The one way to make one is `init(checking:)`, and
+/// decoding checks again, so a command carrying one (`Say.text`,
+/// `CreateRoom.topic`) cannot carry a text the rule refuses, wherever it came from.
+public struct CheckedText<Rule: TextRule>: Hashable, Sendable, Codable, CustomStringConvertible {
+    public let value: String
+
+    /// Checks `raw` against the rule, or a narrower length (the lobby's
+    /// shorter posts); `field` names the parameter in the error.
+    public init(checking raw: String, field: String = Rule.field, length: ClosedRange<Int> = Rule.length)
+        throws(ProtocolError)
+    {
+        precondition(Rule.length.contains(length.lowerBound) && Rule.length.contains(length.upperBound))
+        value = try ChatText.validate(raw, length: length).get(field: field)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode(String.self)
+        do throws(ProtocolError) {
+            self = try Self(checking: raw)
+        } catch {
+            // The rule's own error underneath: a command handler answers it (`bad_param`, `too_long`…).
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: error.text, underlyingError: error))
+        }
+        guard value == raw else {
+            let error = ProtocolError.bad(Rule.field, "is not in its stored form (trimmed)")
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: error.text, underlyingError: error))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+
+    public var description: String { value }
+}
+
+/// What a `CheckedText` is held to: its length in code points and the
+/// parameter its errors name.
+public protocol TextRule: Sendable {
+    static var length: ClosedRange<Int> { get }
+    static var field: String { get }
+}
+
+/// A message's text: 1 to 500 code points (`Limits.messageLength`).
+public typealias MessageText = CheckedText<MessageTextRule>
+public enum MessageTextRule: TextRule {
+    public static var length: ClosedRange<Int> { Limits.messageLength }
+    public static var field: String { "msg" }
+}
+
+/// A room's topic: 1 to 100 code points (`Limits.topicLength`).
+public typealias RoomTopic = CheckedText<RoomTopicRule>
+public enum RoomTopicRule: TextRule {
+    public static var length: ClosedRange<Int> { Limits.topicLength }
+    public static var field: String { "topic" }
+}

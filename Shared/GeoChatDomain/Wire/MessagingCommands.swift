@@ -8,10 +8,10 @@ public struct Say: MessagingWireCommand {
     /// nil for the add/messages dialect, which has no sessions.
     public var session: SessionID?
     public var nick: String
-    public var text: String
+    public var text: MessageText
     public var partitionKey: String? { String(room) }
 
-    public init(room: RoomID, session: SessionID?, nick: String, text: String) {
+    public init(room: RoomID, session: SessionID?, nick: String, text: MessageText) {
         self.room = room
         self.session = session
         self.nick = nick

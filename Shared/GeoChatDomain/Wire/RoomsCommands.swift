@@ -8,17 +8,16 @@ public struct CreateRoom: RoomsWireCommand {
     public var session: SessionID
     public var position: MercatorPoint
     public var zoom: ZoomLevel
-    public var topic: String
+    public var topic: RoomTopic
     /// The creator, the place and the topic as stored: what a phone's repeat has in
     /// common with the first (docs/protocol.md, "create"). A repeat runs after the
     /// first and finds it; one session's different rooms are made side by side
     /// (keyed by the session alone, 16 creates at once ran one after the other).
     public var partitionKey: String? {
-        let stored = (try? ChatText.validate(topic, length: Limits.topicLength).get()) ?? topic
-        return "\(session.value)/\(position.x)/\(position.y)/\(zoom.value)/\(stored)"
+        "\(session.value)/\(position.x)/\(position.y)/\(zoom.value)/\(topic.value)"
     }
 
-    public init(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) {
+    public init(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: RoomTopic) {
         self.session = session
         self.position = position
         self.zoom = zoom

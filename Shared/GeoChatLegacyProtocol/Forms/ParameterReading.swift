@@ -81,6 +81,14 @@ extension FormParameters {
         return value
     }
 
+    /// A checked text (a message, a topic) under the first of `names` present;
+    /// `length` narrows the rule's (the lobby's shorter posts).
+    public func checked<Rule>(
+        _ type: CheckedText<Rule>.Type, _ names: [String], length: ClosedRange<Int> = Rule.length
+    ) throws(ProtocolError) -> CheckedText<Rule> {
+        try CheckedText(checking: try required(names), field: names[0], length: length)
+    }
+
     /// Text trimmed and checked against its length rule; present but blank is `empty`.
     public func chatText(_ names: [String], length: ClosedRange<Int>) throws(ProtocolError) -> String {
         try ChatText.validate(try required(names), length: length).get(field: names[0])

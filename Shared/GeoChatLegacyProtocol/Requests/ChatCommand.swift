@@ -4,10 +4,10 @@ import GeoChatDomain
 public enum ChatCommand: Sendable, Equatable {
     case start(nick: Nickname)
     case chats(RegionQuery)
-    case create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String)
+    case create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: RoomTopic)
     case join(session: SessionID, room: RoomID)
     case leave(session: SessionID, room: RoomID)
-    case say(session: SessionID, room: RoomID, text: String)
+    case say(session: SessionID, room: RoomID, text: MessageText)
     /// `waitSeconds` (0…25, an extension the phones never send): an answer
     /// that would be empty waits up to that long for the room's next message.
     case messages(room: RoomID, past: MessageID, limit: Int, session: SessionID?, waitSeconds: Int = 0)
@@ -38,7 +38,7 @@ extension ChatCommand {
             let session = try p.session()
             let position = try p.point(x: ["lon", "longitude"], y: ["lat", "latitude"])
             let zoom = try p.zoom("z")
-            let topic = try p.chatText(["topic"], length: Limits.topicLength)
+            let topic = try p.checked(RoomTopic.self, ["topic"])
             return .create(session: session, position: position, zoom: zoom, topic: topic)
         case "join":
             return .join(session: try p.session(), room: try p.room())
@@ -47,7 +47,7 @@ extension ChatCommand {
         case "say":
             let session = try p.session()
             let room = try p.room()
-            let text = try p.chatText(["msg", "message", "text"], length: Limits.messageLength)
+            let text = try p.checked(MessageText.self, ["msg", "message", "text"])
             return .say(session: session, room: room, text: text)
         case "messages":
             let room = try p.room()

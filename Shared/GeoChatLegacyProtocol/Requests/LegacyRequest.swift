@@ -4,7 +4,7 @@ import GeoChatDomain
 public enum LegacyRequest: Sendable, Equatable {
     case chat(ChatCommand)
     /// `/add.php`: a post to the lobby under a name given with the post.
-    case lobbyPost(user: String, message: String)
+    case lobbyPost(user: String, message: MessageText)
     /// `/messages.php`: the lobby's messages after `past` (0: the latest).
     case lobbyMessages(past: MessageID)
 }
@@ -13,7 +13,7 @@ extension LegacyRequest {
     /// `/add.php` (contract 4).
     public static func parseLobbyPost(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
         let user = try p.chatText(["user"], length: Limits.lobbyUserLength)
-        let message = try p.chatText(["message"], length: Limits.lobbyMessageLength)
+        let message = try p.checked(MessageText.self, ["message"], length: Limits.lobbyMessageLength)
         return .lobbyPost(user: user, message: message)
     }
 

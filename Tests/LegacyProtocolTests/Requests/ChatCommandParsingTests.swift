@@ -31,10 +31,10 @@ final class ChatCommandParsingTests: XCTestCase {
             try parse("cmd=create&sessionid=\(session)&longitude=0.5&latitude=0.25&z=3&topic=%20Kista%20"),
             .create(
                 session: SessionID(session)!, position: MercatorPoint(x: 0.5, y: 0.25)!, zoom: ZoomLevel(3)!,
-                topic: "Kista"))
+                topic: try RoomTopic(checking: "Kista")))
         XCTAssertEqual(
             try parse("cmd=say&sessionid=\(session)&chatid=5&text=hi"),
-            .say(session: SessionID(session)!, room: 5, text: "hi"))
+            .say(session: SessionID(session)!, room: 5, text: try MessageText(checking: "hi")))
         XCTAssertEqual(try parse("cmd=messages&chatid=5"), .messages(room: 5, past: 0, limit: 50, session: nil))
         XCTAssertEqual(
             try parse("cmd=messages&chatid=5&limit=1000&past=7"), .messages(room: 5, past: 7, limit: 200, session: nil))
@@ -74,7 +74,7 @@ final class ChatCommandParsingTests: XCTestCase {
     func testLobbyDialect() throws {
         XCTAssertEqual(
             try LegacyRequest.parseLobbyPost(try FormParameters(query: "", body: "user=jack&message=This+is+a+test")),
-            .lobbyPost(user: "jack", message: "This is a test"))
+            .lobbyPost(user: "jack", message: try MessageText(checking: "This is a test")))
         XCTAssertThrowsError(
             try LegacyRequest.parseLobbyPost(
                 try FormParameters(query: "user=jack&message=" + String(repeating: "m", count: 256))))
