@@ -22,7 +22,7 @@ struct SessionCommandHandlers: Sendable {
     }
 
     func start(_ command: StartSession, _ context: CommandContext) async throws -> SessionInfo {
-        guard let nick = Nickname(command.nick) else { throw ProtocolError(.invalidNick, "nickname is not valid") }
+        let nick = command.nick
         let started = try await store.start(nick: nick, key: context.idempotencyKey)
         await outbox.announceAndWait(started.event)
         if started.changed {
@@ -37,7 +37,7 @@ struct SessionCommandHandlers: Sendable {
     }
 
     func rename(_ command: RenameSession) async throws -> SessionInfo {
-        guard let nick = Nickname(command.nick) else { throw ProtocolError(.invalidNick, "nickname is not valid") }
+        let nick = command.nick
         guard let renamed = try await store.rename(command.session, to: nick) else {
             throw ProtocolError.invalidSession
         }

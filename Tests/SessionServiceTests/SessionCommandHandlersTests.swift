@@ -36,8 +36,24 @@ import Testing
         try await bus.send(command, idempotencyKey: key, within: TestPatience.deadline)
     }
 
+    /// A `start` and a `rename` as a foreign or buggy requester could put them on the wire: the nick unchecked.
+    struct UncheckedStart: SessionWireCommand {
+        typealias Reply = SessionInfo
+        static let name = StartSession.name
+        var nick: String
+        var partitionKey: String? { nil }
+    }
+
+    struct UncheckedRename: SessionWireCommand {
+        typealias Reply = SessionInfo
+        static let name = RenameSession.name
+        var session: SessionID
+        var nick: String
+        var partitionKey: String? { session.value }
+    }
+
     @Test func startMakesASessionAndAnnouncesIt() async throws {
-        let session = try await send(StartSession(nick: "Lydia"))
+        let session = try await send(StartSession(nick: Nickname("Lydia")!))
         #expect(session.nick == "Lydia")
         #expect(session.version == 1)
         #expect(!session.ended)
@@ -48,22 +64,22 @@ import Testing
     }
 
     @Test func aStartRetriedWithItsKeyIsOneSessionAndOneEvent() async throws {
-        let first = try await send(StartSession(nick: "Twice"), key: "start-1")
-        let again = try await send(StartSession(nick: "Twice"), key: "start-1")
+        let first = try await send(StartSession(nick: Nickname("Twice")!), key: "start-1")
+        let again = try await send(StartSession(nick: Nickname("Twice")!), key: "start-1")
         #expect(first.id == again.id)
         #expect(events.published(SessionEvent.self).count == 1)
     }
 
     @Test(arguments: ["", "1abc", "a b", String(repeating: "x", count: 33)])
     func aBadNicknameIsRefusedAndChangesNothing(_ nick: String) async throws {
-        await #expect(throws: RequestError.refused(ProtocolError(.invalidNick, "nickname is not valid"))) {
-            try await send(StartSession(nick: nick))
-        }
+        #expect(Nickname(nick) == nil)
+        // On the wire: the nickname's rule is checked as the command is decoded, and its error is the answer.
+        await #expect(throws: RequestError.refused(.invalidNick)) { try await send(UncheckedStart(nick: nick)) }
         #expect(events.count == 0)
     }
 
     @Test func lookupAnswersTheStoredSessionOrInvalidSession() async throws {
-        let session = try await send(StartSession(nick: "Ann"))
+        let session = try await send(StartSession(nick: Nickname("Ann")!))
         #expect(try await send(LookupSession(session: session.id)) == session)
         await #expect(throws: RequestError.refused(.invalidSession)) {
             try await send(LookupSession(session: .random()))
@@ -71,8 +87,8 @@ import Testing
     }
 
     @Test func renameRaisesTheVersionAndAnnouncesIt() async throws {
-        let session = try await send(StartSession(nick: "Old"))
-        let renamed = try await send(RenameSession(session: session.id, nick: "New"))
+        let session = try await send(StartSession(nick: Nickname("Old")!))
+        let renamed = try await send(RenameSession(session: session.id, nick: Nickname("New")!))
         #expect(renamed.nick == "New")
         #expect(renamed.version == session.version + 1)
         guard case .renamed(let announced) = events.published(SessionEvent.self).last else {
@@ -80,12 +96,14 @@ import Testing
             return
         }
         #expect(announced == renamed)
-        await #expect(throws: RequestError.self) { try await send(RenameSession(session: session.id, nick: "9bad")) }
+        await #expect(throws: RequestError.refused(.invalidNick)) {
+            try await send(UncheckedRename(session: session.id, nick: "9bad"))
+        }
         #expect(try await store.find(session.id)?.nick == "New")
     }
 
     @Test func endEndsOnceAndARetryWithItsKeyAnswersTheSame() async throws {
-        let session = try await send(StartSession(nick: "Bye"))
+        let session = try await send(StartSession(nick: Nickname("Bye")!))
         let ended = try await send(EndSession(session: session.id), key: "end-1")
         #expect(ended.ended)
         #expect(ended.version == session.version + 1)
@@ -100,14 +118,14 @@ import Testing
             try await send(EndSession(session: session.id), key: "end-2")
         }
         await #expect(throws: RequestError.refused(.invalidSession)) {
-            try await send(RenameSession(session: session.id, nick: "Back"))
+            try await send(RenameSession(session: session.id, nick: Nickname("Back")!))
         }
     }
 
     @Test func aChangeWhoseEventTheBrokerRefusedIsAnsweredAndRelayedLater() async throws {
         events.refuse(true)
-        let session = try await send(StartSession(nick: "Patient"))
-        let renamed = try await send(RenameSession(session: session.id, nick: "Waiting"))
+        let session = try await send(StartSession(nick: Nickname("Patient")!))
+        let renamed = try await send(RenameSession(session: session.id, nick: Nickname("Waiting")!))
         #expect(events.count == 0)
         #expect(store.events.pending.count == 2, "committed with the change, kept for the relay")
         #expect(
@@ -122,7 +140,7 @@ import Testing
     }
 
     @Test func eventsTheBrokerTookLeaveTheOutboxAtTheNextPass() async throws {
-        _ = try await send(StartSession(nick: "Quick"))
+        _ = try await send(StartSession(nick: Nickname("Quick")!))
         #expect(store.events.pending.count == 1)
         #expect(relay.acknowledgedCount == 1)
         #expect(try await relay.pass() == .relayed(published: 0, failed: 0, backlog: 0), "deleted, not published again")
@@ -131,7 +149,8 @@ import Testing
 
     @Test func aCommandPastItsDeadlineIsNotCarriedOut() async throws {
         await #expect(throws: RequestError.timedOut) {
-            try await bus.send(StartSession(nick: "Late"), idempotencyKey: "late", deadline: .after(.milliseconds(-1)))
+            try await bus.send(
+                StartSession(nick: Nickname("Late")!), idempotencyKey: "late", deadline: .after(.milliseconds(-1)))
         }
         #expect(events.count == 0)
     }

@@ -43,7 +43,7 @@ package struct ChatActions: Sendable {
     package func start(nick: Nickname, client: ChatClient) async throws(ProtocolError) -> SessionInfo {
         try client.admit(.start)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
-        let info = try await backend.send(StartSession(nick: nick.value))
+        let info = try await backend.send(StartSession(nick: nick))
         sessions.remember(info)
         presence.started(info.id, atMs: WallClock.nowMs())
         return info
@@ -55,7 +55,7 @@ package struct ChatActions: Sendable {
         try client.admit(.change(session: id))
         let session = try await live(id)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
-        let renamed = try await backend.send(RenameSession(session: session.id, nick: nick.value))
+        let renamed = try await backend.send(RenameSession(session: session.id, nick: nick))
         sessions.remember(renamed)
         // Every gateway lists the new nick once this is answered: the memberships carry it now.
         _ = try await backend.send(RenameMemberships(session: renamed))

@@ -1,6 +1,8 @@
 /// A nickname: an ASCII letter, then ASCII letters, digits or `_`; 1 to 32 characters.
-/// The single source of this rule for every service.
-public struct Nickname: Hashable, Sendable, CustomStringConvertible {
+/// The single source of this rule for every service. On the wire a string,
+/// checked again when decoded (`StartSession`, `RenameSession`), so a command
+/// cannot carry a nickname the rule refuses.
+public struct Nickname: Hashable, Sendable, Codable, CustomStringConvertible {
     public let value: String
 
     public init?(_ raw: String) {
@@ -15,6 +17,23 @@ public struct Nickname: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { value }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let nick = Nickname(try container.decode(String.self)) else {
+            // The rule's own error underneath: a command handler answers it (`CheckedText` does the same).
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath, debugDescription: "nickname is not valid",
+                    underlyingError: ProtocolError.invalidNick))
+        }
+        self = nick
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
 }
 
 extension UInt8 {

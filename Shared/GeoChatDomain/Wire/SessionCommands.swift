@@ -4,10 +4,10 @@
 public struct StartSession: SessionWireCommand {
     public typealias Reply = SessionInfo
     public static let name = "start"
-    public var nick: String
+    public var nick: Nickname
     public var partitionKey: String? { nil }
 
-    public init(nick: String) { self.nick = nick }
+    public init(nick: Nickname) { self.nick = nick }
 }
 
 public struct LookupSession: SessionWireCommand {
@@ -23,10 +23,10 @@ public struct RenameSession: SessionWireCommand {
     public typealias Reply = SessionInfo
     public static let name = "rename"
     public var session: SessionID
-    public var nick: String
+    public var nick: Nickname
     public var partitionKey: String? { session.value }
 
-    public init(session: SessionID, nick: String) {
+    public init(session: SessionID, nick: Nickname) {
         self.session = session
         self.nick = nick
     }
