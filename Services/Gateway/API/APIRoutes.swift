@@ -171,11 +171,12 @@ struct APIRoutes: Sendable {
             let room = try Self.room(context)
             let after = try RoomEventStream.resumePoint(request, try APIParameters(request, for: .events))
             guard actions.rooms.room(room) != nil else { return nil }
-            return answer(
-                "api_events", request, started, .success(try stream(room, after, chatClient(request, context), context))
-            )
+            let opened = try stream(room, after, requests.client(request, context), context)
+            return requests.finish(
+                "api_events", request, since: started, .success(opened), answer: { $0 }, refusal: Self.problem)
         } catch {
-            return answer("api_events", request, started, .failure(error))
+            return requests.finish(
+                "api_events", request, since: started, .failure(error), answer: { $0 }, refusal: Self.problem)
         }
     }
 
@@ -200,40 +201,24 @@ struct APIRoutes: Sendable {
 
     // MARK: The parts every operation shares
 
+    /// An operation through the chat request sequence (`ChatRequests`): its
+    /// answer as built, a refusal as a problem document.
     private func respond(
         _ name: String, _ request: Request, _ context: GatewayRequestContext,
-        _ body: (ChatClient) async throws(ProtocolError) -> Response
+        _ body: @escaping (ChatClient) async throws(ProtocolError) -> Response
     ) async -> Response {
-        let started = ContinuousClock.now
-        let client = chatClient(request, context)
-        do throws(ProtocolError) {
-            // Any request with a session is a sign of life; an id this gateway never met costs a lookup token.
-            let session = try? Self.optionalSession(request)
-            try actions.signOfLife(session, client: client)
-            let response = try await body(client)
-            await actions.signsOfLifeSettled(session)
-            return answer(name, request, started, .success(response))
-        } catch {
-            return answer(name, request, started, .failure(error))
+        await requests.serve(request, context, unread: name, answer: { $0 }, refusal: Self.problem) {
+            () throws(ProtocolError) -> ChatRequests.Call<Response> in
+            .init(name: name, session: try? Self.optionalSession(request), perform: body)
         }
     }
 
-    /// An operation's answer, counted: the response, or the error's problem document.
-    private func answer(
-        _ name: String, _ request: Request, _ started: ContinuousClock.Instant,
-        _ outcome: Result<Response, ProtocolError>
-    ) -> Response {
-        switch outcome {
-        case .success(let response):
-            RequestMetrics.record(name, since: started)
-            return response
-        case .failure(let error):
-            RequestMetrics.record(name, since: started, error: error)
-            if error.code == .unavailable {
-                logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
-            }
-            return Problem(error).response(retryAfterSeconds: error.retryAfterSeconds)
-        }
+    private var requests: ChatRequests {
+        ChatRequests(actions: actions, limiter: limiter, settings: settings, logger: logger)
+    }
+
+    private static func problem(_ error: ProtocolError) -> Response {
+        Problem(error).response(retryAfterSeconds: error.retryAfterSeconds)
     }
 
     private func body(_ request: Request) async throws(ProtocolError) -> [UInt8] {
@@ -241,12 +226,6 @@ struct APIRoutes: Sendable {
             throw ProtocolError(.badParam, "the body must be application/json")
         }
         return try await RequestBody.collect(request, timeout: settings.bodyTimeout)
-    }
-
-    /// The request's client: its address's buckets (writes and costly reads) and waiting places.
-    private func chatClient(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
-        let addresses = settings.clientAddresses
-        return ChatClient(limiter: limiter, address: { context.clientAddress(request, addresses) })
     }
 
     static func nickname(_ raw: String?) throws(ProtocolError) -> Nickname {

@@ -57,10 +57,4 @@ struct LegacyHandler: Sendable {
             return LegacyXML.success()
         }
     }
-
-    func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
-        try actions.signOfLife(id, client: client)
-    }
-
-    func signsOfLifeSettled(_ id: SessionID?) async { await actions.signsOfLifeSettled(id) }
 }

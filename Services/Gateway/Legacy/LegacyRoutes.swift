@@ -45,31 +45,19 @@ struct LegacyRoutes: Sendable {
         to request: Request, _ context: GatewayRequestContext,
         _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
     ) async -> Response {
-        let started = ContinuousClock.now
-        var command = RequestMetrics.unparsed
-        do throws(ProtocolError) {
+        let requests = ChatRequests(actions: handler.actions, limiter: limiter, settings: settings, logger: logger)
+        return await requests.serve(
+            request, context, unread: RequestMetrics.unparsed, answer: XMLResponse.ok, refusal: XMLResponse.error
+        ) { () async throws(ProtocolError) -> ChatRequests.Call<String> in
             let query = request.uri.query ?? ""
             guard query.utf8.count <= Limits.maxQueryBytes else {
                 throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
             }
-            let body = try await formBody(request)
-            let parameters = try FormParameters(query: Array(query.utf8), body: body)
+            let parameters = try FormParameters(query: Array(query.utf8), body: try await formBody(request))
             let legacy = try parse(parameters)
-            command = RequestMetrics.command(legacy)
-            let client = ChatClient(
-                limiter: limiter, address: { context.clientAddress(request, settings.clientAddresses) })
-            let session = parameters.sessionHint()
-            try handler.signOfLife(session, client: client)
-            let xml = try await handler.handle(legacy, client: client)
-            await handler.signsOfLifeSettled(session)
-            RequestMetrics.record(command, since: started)
-            return XMLResponse.ok(xml)
-        } catch {
-            RequestMetrics.record(command, since: started, error: error)
-            if error.code == .unavailable {
-                logger.warning("answered unavailable", metadata: ["path": "\(request.uri.path)"])
+            return .init(name: RequestMetrics.command(legacy), session: parameters.sessionHint()) {
+                client async throws(ProtocolError) in try await handler.handle(legacy, client: client)
             }
-            return XMLResponse.error(error)
         }
     }
 
