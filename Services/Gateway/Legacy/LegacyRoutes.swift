@@ -55,7 +55,7 @@ struct LegacyRoutes: Sendable {
             }
             let parameters = try FormParameters(query: Array(query.utf8), body: try await formBody(request))
             let legacy = try parse(parameters)
-            return .init(name: RequestMetrics.command(legacy), session: parameters.sessionHint()) {
+            return .init(name: legacy.name, session: parameters.sessionHint()) {
                 client async throws(ProtocolError) in try await handler.handle(legacy, client: client)
             }
         }

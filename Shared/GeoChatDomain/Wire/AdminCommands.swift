@@ -150,3 +150,11 @@ public struct ReadAuditLog: AdminWireCommand {
         self.query = query
     }
 }
+
+extension WireCommands {
+    /// The commands of administration (the session service): a new one is listed here (`WireCommands.all`).
+    public static let adminCommands: [any WireCommand.Type] = [
+        LogIn.self, LogOut.self, Authenticate.self, ListLiveSessions.self, ListBans.self, PlaceBan.self, LiftBan.self,
+        ReadSettings.self, ChangeSettings.self, ReadAuditLog.self, RecordAudit.self,
+    ]
+}

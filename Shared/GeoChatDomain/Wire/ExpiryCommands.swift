@@ -33,3 +33,10 @@ public struct ListExpiryJobs: ExpiryWireCommand {
 
     public init(limit: Int) { self.limit = limit }
 }
+
+extension WireCommands {
+    /// The commands of the expiry service: a new one is listed here (`WireCommands.all`).
+    public static let expiryCommands: [any WireCommand.Type] = [
+        StartExpiryRun.self, ReadExpiryJob.self, ListExpiryJobs.self,
+    ]
+}

@@ -65,3 +65,10 @@ public struct CountMessages: MessagingWireCommand {
 
     public init(rooms: [RoomID]) { self.rooms = rooms }
 }
+
+extension WireCommands {
+    /// The commands of the messaging service: a new one is listed here (`WireCommands.all`).
+    public static let messagingCommands: [any WireCommand.Type] = [
+        Say.self, ReadHistory.self, ReadHeads.self, CountMessages.self, RemoveRoomMessages.self,
+    ]
+}

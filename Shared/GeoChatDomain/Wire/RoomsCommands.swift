@@ -311,3 +311,13 @@ public struct MarkPresent: RoomsWireCommand {
         self.presenceTimeoutMs = presenceTimeoutMs
     }
 }
+
+extension WireCommands {
+    /// The commands of the rooms service: a new one is listed here (`WireCommands.all`).
+    public static let roomsCommands: [any WireCommand.Type] = [
+        CreateRoom.self, FindRooms.self, LookupRoom.self, ListRoomsPage.self, ListRemovedRooms.self, TallyRooms.self,
+        HighestRoomID.self, LocateLobby.self, JoinRoom.self, JoinBySaying.self, LeaveRoom.self, RenameMemberships.self,
+        EndMemberships.self, ListMembers.self, MarkPresent.self, SelectIdleRooms.self, RemoveIdleRooms.self,
+        ListRoomsForAdmin.self, RemoveRoom.self,
+    ]
+}

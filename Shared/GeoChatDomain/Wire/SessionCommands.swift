@@ -56,3 +56,10 @@ public struct SessionInfo: Codable, Sendable, Equatable {
         self.ended = ended
     }
 }
+
+extension WireCommands {
+    /// The commands of the session service: a new one is listed here (`WireCommands.all`).
+    public static let sessionCommands: [any WireCommand.Type] = [
+        StartSession.self, LookupSession.self, RenameSession.self, EndSession.self,
+    ]
+}

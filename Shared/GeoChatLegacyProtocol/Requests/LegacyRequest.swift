@@ -10,6 +10,15 @@ public enum LegacyRequest: Sendable, Equatable {
 }
 
 extension LegacyRequest {
+    /// Its label in the request metrics: the command's name, or the lobby's two.
+    public var name: String {
+        switch self {
+        case .chat(let command): command.name
+        case .lobbyPost: "lobby_post"
+        case .lobbyMessages: "lobby_messages"
+        }
+    }
+
     /// `/add.php` (contract 4).
     public static func parseLobbyPost(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
         let user = try p.chatText(["user"], length: Limits.lobbyUserLength)
