@@ -73,10 +73,11 @@ struct Gateway: Sendable {
                 imageOrigins: settings.map.tileOrigin.map { [$0] } ?? [],
                 connectOrigins: settings.map.geocoderOrigin.map { [$0] } ?? []))
         health.registerProbes(on: router)
-        LegacyRoutes(handler: LegacyHandler(actions: actions), settings: settings, limiter: limiter, logger: logger)
+        let requests = ChatRequests(
+            actions: actions, limiter: limiter, clientAddresses: settings.clientAddresses, logger: logger)
+        LegacyRoutes(handler: LegacyHandler(actions: actions), settings: settings, requests: requests)
             .register(on: router)
-        APIRoutes(actions: actions, events: events, settings: settings, limiter: limiter, logger: logger)
-            .register(on: router)
+        APIRoutes(actions: actions, events: events, settings: settings, requests: requests).register(on: router)
         WebMapRoutes(
             webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, map: settings.map,
             logger: logger

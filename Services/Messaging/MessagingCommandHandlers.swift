@@ -67,7 +67,8 @@ struct MessagingCommandHandlers: Sendable {
 
     func say(_ command: Say, _ context: CommandContext) async throws -> ChatMessage {
         let say = NewMessage(
-            room: command.room, nick: command.nick, text: command.text.value, author: command.session, key: context.idempotencyKey,
+            room: command.room, nick: command.nick, text: command.text.value, author: command.session,
+            key: context.idempotencyKey,
             commitBy: context.deadline.forCommit)
         let append = { try await commits.append(say) }
         do {

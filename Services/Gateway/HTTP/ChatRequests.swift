@@ -14,7 +14,7 @@ import Logging
 struct ChatRequests: Sendable {
     let actions: ChatActions
     let limiter: RateLimiter
-    let settings: GatewaySettings
+    let clientAddresses: ClientAddresses
     let logger: Logger
 
     /// A request as its surface read it.
@@ -51,7 +51,7 @@ struct ChatRequests: Sendable {
 
     /// The request's client: its address's buckets (writes and costly reads) and waiting places.
     func client(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
-        let addresses = settings.clientAddresses
+        let addresses = clientAddresses
         return ChatClient(limiter: limiter, address: { context.clientAddress(request, addresses) })
     }
 

@@ -14,8 +14,8 @@ import NIOCore
 struct LegacyRoutes: Sendable {
     let handler: LegacyHandler
     let settings: GatewaySettings
-    let limiter: RateLimiter
-    let logger: Logger
+    /// The sequence every chat request goes through (built once, shared with the JSON API).
+    let requests: ChatRequests
 
     func register(on router: Router<GatewayRequestContext>) {
         let settings = settings
@@ -45,8 +45,7 @@ struct LegacyRoutes: Sendable {
         to request: Request, _ context: GatewayRequestContext,
         _ parse: @Sendable (FormParameters) throws(ProtocolError) -> LegacyRequest
     ) async -> Response {
-        let requests = ChatRequests(actions: handler.actions, limiter: limiter, settings: settings, logger: logger)
-        return await requests.serve(
+        await requests.serve(
             request, context, unread: RequestMetrics.unparsed, answer: XMLResponse.ok, refusal: XMLResponse.error
         ) { () async throws(ProtocolError) -> ChatRequests.Call<String> in
             let query = request.uri.query ?? ""

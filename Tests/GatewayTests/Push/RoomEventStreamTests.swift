@@ -14,7 +14,8 @@ extension GatewayRouterTests {
     private func sessionAndRoom(topic: String) async throws -> (SessionInfo, RoomID) {
         let session = try await gateway.actions.start(nick: Nickname("Lydia")!, client: .unlimited)
         let room = try await gateway.actions.create(
-            session: session.id, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(10)!, topic: try RoomTopic(checking: topic),
+            session: session.id, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(10)!,
+            topic: try RoomTopic(checking: topic),
             client: .unlimited
         ).id
         return (session, room)
@@ -25,7 +26,9 @@ extension GatewayRouterTests {
     @Test func aReadingSubscriberGetsEveryMessageInOrder() async throws {
         let actions = gateway.actions
         let (session, room) = try await sessionAndRoom(topic: "reading")
-        let first = try await actions.say(session: session.id, room: room, text: try MessageText(checking: "before"), client: .unlimited).id
+        let first = try await actions.say(
+            session: session.id, room: room, text: try MessageText(checking: "before"), client: .unlimited
+        ).id
         let written = Written()
         let events = gateway.events
         let stream = Task {
@@ -34,7 +37,8 @@ extension GatewayRouterTests {
             try await response.body.write(RecordingWriter(written: written))
         }
         for n in 1...3 {
-            _ = try await actions.say(session: session.id, room: room, text: try MessageText(checking: "message \(n)"), client: .unlimited)
+            _ = try await actions.say(
+                session: session.id, room: room, text: try MessageText(checking: "message \(n)"), client: .unlimited)
         }
         for _ in 0..<500 where written.text.components(separatedBy: "event: message").count < 4 {
             try await Task.sleep(for: .milliseconds(10))

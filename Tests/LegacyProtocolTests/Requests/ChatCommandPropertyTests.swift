@@ -52,7 +52,9 @@ import Testing
             let trimmed = ChatText.trim(text)
             do throws(ProtocolError) {
                 let command = try ChatCommand.parse(try FormParameters(query: query, body: ""), roomCap: 500)
-                #expect(command == .say(session: SessionID(Self.session)!, room: 5, text: try MessageText(checking: trimmed)))
+                #expect(
+                    command
+                        == .say(session: SessionID(Self.session)!, room: 5, text: try MessageText(checking: trimmed)))
             } catch {
                 #expect(trimmed.isEmpty && error.code == .empty, "\(text.debugDescription): \(error)")
             }
