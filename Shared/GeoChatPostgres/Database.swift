@@ -1,3 +1,5 @@
+import Foundation
+import GeoChatRuntime
 import Logging
 import PostgresNIO
 
@@ -28,4 +30,20 @@ public final class Database: Sendable {
 
     /// Runs the pool until cancelled (put it in the service group).
     public func run() async { await client.run() }
+}
+
+extension ServiceHost {
+    /// The service's PostgreSQL pool from its configuration (`pg.*`), run for the process's life.
+    /// A configuration that cannot work stops the process with a clear line (exit 2).
+    public mutating func database() throws -> Database {
+        let database: Database
+        do {
+            database = try Database(settings: try PostgresSettings(configuration), logger: logger)
+        } catch {
+            logger.critical("configuration refused; not starting", metadata: ["error": "\(error)"])
+            exit(2)
+        }
+        uses(database.client)
+        return database
+    }
 }

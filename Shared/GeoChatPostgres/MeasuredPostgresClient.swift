@@ -92,3 +92,14 @@ public struct MeasuredPostgresClient: Service, Sendable {
         }
     }
 }
+
+/// Calls holding a connection right now, published as a gauge.
+final class PoolUse: Sendable {
+    private let count = Atomic<Int>(0)
+    private let gauge = Gauge(label: MetricNames.pgConnectionsInUse)
+
+    func change(by delta: Int) {
+        let now = count.add(delta, ordering: .relaxed).newValue
+        gauge.record(now)
+    }
+}

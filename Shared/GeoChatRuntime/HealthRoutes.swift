@@ -1,6 +1,11 @@
 import Foundation
+import GeoChatBus
+import GeoChatDomain
 import GeoChatKafka
 import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
 
 /// `/health` (the process answers), `/ready` (its dependencies answer and its
 /// read models are loaded), `/status` (JSON) and `/metrics` (Prometheus text), on every service.
@@ -46,5 +51,39 @@ public struct HealthRoutes: Sendable {
         Response(
             status: status, headers: [.contentType: "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// What `/status` tells an operator (and the tests) about one instance.
+public struct ServiceStatus: Codable, Sendable {
+    public var service: String
+    public var instance: String
+    public var ready: Bool
+    /// Partitions of each consumed topic this instance holds right now.
+    public var assignedPartitions: [String: [Int32]]
+    public var details: [String: String]
+
+    public init(
+        service: String, instance: String, ready: Bool, assignments: [TopicAssignment], details: [String: String] = [:]
+    ) {
+        self.service = service
+        self.instance = instance
+        self.ready = ready
+        self.assignedPartitions = Dictionary(assignments.map { ($0.topic, $0.partitions) }) { $0 + $1 }
+        self.details = details
+    }
+}
+
+/// Started, and every condition holds.
+final class Readiness: Sendable {
+    private let started = Atomic<Bool>(false)
+    private let conditions = Mutex<[@Sendable () -> Bool]>([])
+
+    func add(_ condition: @escaping @Sendable () -> Bool) { conditions.withLock { $0.append(condition) } }
+
+    func markStarted() { started.store(true, ordering: .releasing) }
+
+    var isReady: Bool {
+        started.load(ordering: .acquiring) && conditions.withLock { $0 }.allSatisfy { $0() }
     }
 }

@@ -191,3 +191,11 @@ public struct ServiceHost: Sendable {
         }
     }
 }
+
+/// One of a service's loops, as a lifecycle `Service`.
+struct HostedComponent: Service {
+    let name: String
+    let body: @Sendable () async throws -> Void
+
+    func run() async throws { try await body() }
+}

@@ -1,7 +1,9 @@
 import GatewayCore
 import GeoChatDomain
+import GeoChatMetrics
 import Hummingbird
 import Logging
+import Metrics
 import Synchronization
 
 /// What each admin endpoint does; one file per area (accounts, rooms, expiry,
@@ -62,4 +64,31 @@ struct AdminEndpoints: Sendable {
             throw .unauthorized(why)
         }
     }
+}
+
+/// One authenticated admin request.
+struct AdminCall: Sendable {
+    let request: Request
+    let context: GatewayRequestContext
+    let admin: AdminIdentity
+    let tokenHash: String
+
+    var name: String { admin.name }
+
+    func parameter(_ name: String) -> String? { context.parameters.get(name) }
+}
+
+/// What the admin API seals: admin passwords for the session service
+/// (`LoginSeal`), and the commands only operators may send (`OperatorSeal`).
+struct AdminKeys: Sendable {
+    let login: LoginSeal
+    let operatorCommands: OperatorSeal
+}
+
+enum AdminMetrics {
+    /// Label `by`: `gateway` here (the session service counts `name` and `busy`).
+    static let throttledLogins = LabeledFamily(counter: MetricNames.adminLoginsThrottled, label: "by")
+    /// Label `why`: `malformed` (not a token of this server), `refused` (unknown,
+    /// expired or revoked), `throttled` (not asked: too many refusals this minute).
+    static let tokenRefusals = LabeledFamily(counter: MetricNames.adminTokenRefusals, label: "why")
 }
