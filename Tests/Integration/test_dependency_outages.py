@@ -87,14 +87,27 @@ class Outage:
         self.down.discard(dependency)
 
 
+def works_steadily(stack, times):
+    """A predicate true once `whole_stack_works` held on `times` checks in a row. After the broker
+    comes back empty, each consumer finds its topics remade on its own next look (seconds apart), and
+    a say can still be answered 503 ("try again") while one catches up: one success is not recovery."""
+    streak = 0
+
+    def check():
+        nonlocal streak
+        streak = streak + 1 if whole_stack_works(stack) else 0
+        return streak >= times
+    return check
+
+
 @pytest.fixture
 def outage(stack):
     control = Outage(stack)
     yield control
     for dependency in sorted(control.down):
         control.start(dependency)
-    wait_until(lambda: whole_stack_works(stack), timeout=120, interval=1,
-               message="every part of the stack working again after the outage")
+    wait_until(works_steadily(stack, times=5), timeout=120, interval=1,
+               message="every part of the stack working again after the outage, five checks in a row")
 
 
 @pytest.mark.restarts_the_broker
