@@ -16,12 +16,10 @@ import GeoChatDomain
 /// instance, PostgreSQL away) is run again say by say, each in its own
 /// transaction, so every say gets the answer it would have had alone.
 final class GroupCommit: Sendable {
-    /// The most says in one transaction.
-    let maxBatch: Int
     private let batcher: Batcher<NewMessage, Appended?>
 
+    /// `maxBatch`: the most says in one transaction.
     init(store: any MessageStore, maxBatch: Int = 256) {
-        self.maxBatch = maxBatch
         batcher = Batcher(next: { Self.nextBatch($0, max: maxBatch) }, store: { await Self.commit($0, to: store) })
     }
 

@@ -11,17 +11,14 @@ import Logging
 /// `participants` of its room, handled after it in the room's order, sees it.
 /// The `joined` events of new members are announced after the commit.
 final class SayerJoins: Sendable {
-    /// The most joins in one statement.
-    let maxBatch: Int
     private let batcher: Batcher<Sayer, Void>
 
-    /// `tries` of a batch while PostgreSQL is away, `retryPause` apart: a join
+    /// `maxBatch`: the most joins in one statement; `tries` of a batch while PostgreSQL is away, `retryPause` apart: a join
     /// is posted one way, so nobody would try it again.
     init(
         store: any RoomStore, outbox: OutboxRelay<StagedEvent>, logger: Logger, maxBatch: Int = 512, tries: Int = 20,
         retryPause: Duration = .milliseconds(250)
     ) {
-        self.maxBatch = maxBatch
         batcher = Batcher(max: maxBatch) { sayers in
             var failure: any Error = CancellationError()
             for attempt in 1...tries {

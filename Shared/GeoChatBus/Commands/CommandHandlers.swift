@@ -40,7 +40,9 @@ public struct CommandHandlers: Sendable {
                 // A value that breaks its type's rule (`CheckedText`: a text too
                 // long) is bad input, refused with the rule's error; anything
                 // else undecodable is a version skew or a foreign producer.
-                guard let refused = Self.ruleBroken(by: error) else { return .dropped(.undecodable, "\(error)") }
+                guard let refused = (error as? DecodingError)?.brokenRule else {
+                    return .dropped(.undecodable, "\(error)")
+                }
                 let reply = ReplyEnvelope<Command.Reply>(
                     correlationID: header.correlationID, sentAtMs: WallClock.nowMs(), result: .failure(refused))
                 return .answered(
@@ -75,12 +77,6 @@ public struct CommandHandlers: Sendable {
     public func requireEvery() throws(UnhandledCommands) {
         let missing = unhandled
         guard missing.isEmpty else { throw UnhandledCommands(topic: topic, commands: missing) }
-    }
-
-    /// The rule a decoded value broke, if that is why decoding failed.
-    static func ruleBroken(by error: any Error) -> ProtocolError? {
-        guard case DecodingError.dataCorrupted(let context) = error else { return nil }
-        return context.underlyingError as? ProtocolError
     }
 
     public enum DropReason: String, Sendable {

@@ -108,14 +108,10 @@ public struct CheckedText<Rule: TextRule>: Hashable, Sendable, Codable, CustomSt
         do throws(ProtocolError) {
             self = try Self(checking: raw)
         } catch {
-            // The rule's own error underneath: a command handler answers it (`bad_param`, `too_long`…).
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: container.codingPath, debugDescription: error.text, underlyingError: error))
+            throw DecodingError.ruleBroken(error, in: container)
         }
         guard value == raw else {
-            let error = ProtocolError.bad(Rule.field, "is not in its stored form (trimmed)")
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: container.codingPath, debugDescription: error.text, underlyingError: error))
+            throw DecodingError.ruleBroken(.bad(Rule.field, "is not in its stored form (trimmed)"), in: container)
         }
     }
 

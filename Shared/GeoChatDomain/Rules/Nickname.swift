@@ -21,11 +21,7 @@ public struct Nickname: Hashable, Sendable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         guard let nick = Nickname(try container.decode(String.self)) else {
-            // The rule's own error underneath: a command handler answers it (`CheckedText` does the same).
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: container.codingPath, debugDescription: "nickname is not valid",
-                    underlyingError: ProtocolError.invalidNick))
+            throw DecodingError.ruleBroken(.invalidNick, in: container)
         }
         self = nick
     }

@@ -58,3 +58,20 @@ public struct ProtocolError: Error, Equatable, Sendable, Codable {
     public static let outcomeUnknown = ProtocolError(
         .unavailable, "no answer in time; the request may or may not have been carried out, try again")
 }
+
+extension DecodingError {
+    /// A decoded value that breaks its type's rule (`CheckedText`, `Nickname`),
+    /// carrying the rule's own error, so a command handler answers with it
+    /// (`CommandHandlers`) rather than dropping the command as undecodable.
+    public static func ruleBroken(_ error: ProtocolError, in container: any SingleValueDecodingContainer)
+        -> DecodingError
+    {
+        .dataCorrupted(.init(codingPath: container.codingPath, debugDescription: error.text, underlyingError: error))
+    }
+
+    /// The rule's error, when a broken rule is why decoding failed (`ruleBroken`).
+    public var brokenRule: ProtocolError? {
+        guard case .dataCorrupted(let context) = self else { return nil }
+        return context.underlyingError as? ProtocolError
+    }
+}
