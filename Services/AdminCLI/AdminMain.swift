@@ -11,7 +11,7 @@ struct GeoChatAdmin: AsyncParsableCommand {
             GEOCHAT_ADMIN_TOKEN); the gateway URL comes from --url, GEOCHAT_ADMIN_URL or the login.
             """,
         subcommands: [
-            Login.self, Logout.self, Rooms.self, Expire.self, Jobs.self, Sessions.self, BanCommand.self,
+            Login.self, Logout.self, Rooms.self, Messages.self, Expire.self, Jobs.self, Sessions.self, BanCommand.self,
             UnbanCommand.self,
             BansCommand.self, SettingsCommand.self, Audit.self,
         ])

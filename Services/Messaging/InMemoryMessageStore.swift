@@ -110,11 +110,46 @@ final class InMemoryMessageStore: MessageStore {
         }
     }
 
-    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage] {
+    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int, skipRemoved: Bool) async throws
+        -> [ChatMessage]
+    {
         state.withLock { state in
-            let upToHead = (state.logs[room]?.messages ?? []).filter { $0.id <= head }
+            let upToHead = (state.logs[room]?.messages ?? []).filter { $0.id <= head && !(skipRemoved && $0.removed) }
             guard let after else { return Array(upToHead.suffix(limit)) }
             return Array(upToHead.filter { $0.id > after }.prefix(limit))
+        }
+    }
+
+    func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage] {
+        let now = now()
+        return state.withLock { state in
+            var chosen: [(room: RoomID, index: Int, addedAt: Int64)] = []
+            for (room, log) in state.logs where !log.removed && (selection.room == nil || selection.room == room) {
+                for (index, message) in log.messages.enumerated() where !message.removed {
+                    switch selection {
+                    case .message(_, let id) where message.id == id: chosen.append((room, index, message.addedAt))
+                    case .bySession(let session, _, let since)
+                    where log.authors[index] == session
+                        && message.addedAt >= since:
+                        chosen.append((room, index, message.addedAt))
+                    default: break
+                    }
+                }
+            }
+            let taken = chosen.sorted { ($0.addedAt, $0.room, $0.index) < ($1.addedAt, $1.room, $1.index) }.prefix(
+                limit)
+            var tombstones: [ChatMessage] = []
+            for (room, index, _) in taken {
+                let tombstone = state.logs[room]!.messages[index].tombstone
+                state.logs[room]!.messages[index] = tombstone
+                if state.outbox[MessageRef(tombstone)] == nil { state.outbox[MessageRef(tombstone)] = now }
+                tombstones.append(tombstone)
+            }
+            let refs = Set(tombstones.map(MessageRef.init))
+            for (key, stored) in state.byKey where refs.contains(MessageRef(stored.0)) {
+                state.byKey[key] = (stored.0.tombstone, stored.1)
+            }
+            return tombstones.sorted { ($0.room, $0.id) < ($1.room, $1.id) }
         }
     }
 
@@ -133,7 +168,9 @@ final class InMemoryMessageStore: MessageStore {
 
     func messageCounts(_ rooms: [RoomID]) async throws -> [RoomMessageCount] {
         state.withLock { state in
-            rooms.map { RoomMessageCount(room: $0, messages: state.logs[$0]?.messages.count ?? 0) }
+            rooms.map { room in
+                RoomMessageCount(room: room, messages: state.logs[room]?.messages.count { !$0.removed } ?? 0)
+            }
         }
     }
 }

@@ -27,8 +27,13 @@ protocol MessageStore: Sendable {
     /// `DuplicateIdempotencyKey`. Throws when the transaction fails as a whole
     /// (nothing is stored then; the caller falls back to `append`, say by say).
     func append(_ says: [NewMessage]) async throws -> [Result<Appended?, DuplicateIdempotencyKey>]
-    /// Messages with id > `after` oldest first, or the latest `limit`, up to `head`, without holes.
-    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage]
+    /// Messages with id > `after` oldest first, or the latest `limit`, up to `head`, without holes: removed
+    /// ones as tombstones, or (`skipRemoved`) left out, `limit` then counting the others.
+    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int, skipRemoved: Bool) async throws
+        -> [ChatMessage]
+    /// Makes tombstones of the selected messages not removed yet (oldest first, at most `limit`), their
+    /// events in the outbox, in one transaction; answers the tombstones. Rooms removed are left alone.
+    func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage]
     /// The committed head of each open log among `rooms` (unknown and removed ones left out).
     func heads(_ rooms: [RoomID]) async throws -> [RoomHead]
     /// Deletes a room's messages and tombstones its log.

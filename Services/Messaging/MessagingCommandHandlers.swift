@@ -56,6 +56,7 @@ struct MessagingCommandHandlers: Sendable {
                 "room messages removed", metadata: ["rooms": "\(command.rooms.count)", "messages": "\(deleted)"])
             return Done()
         }
+        handlers.on(RemoveMessages.self, sealedWith: operatorSeal) { try await removeMessages($0, $1) }
         handlers.on(CountMessages.self) { command, _ in
             guard command.rooms.count <= Self.maxCountedRooms else {
                 throw ProtocolError.bad("rooms", "holds more than \(Self.maxCountedRooms) ids")
@@ -113,8 +114,33 @@ struct MessagingCommandHandlers: Sendable {
         guard case .open(let head) = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
         let messages = try await store.history(
             room: command.room, head: head, after: command.after,
-            limit: min(max(command.limit, 1), Limits.maxMessageLimit))
+            limit: min(max(command.limit, 1), Limits.maxMessageLimit), skipRemoved: command.skipRemoved ?? false)
         return MessageHistory(room: command.room, head: head, messages: messages)
+    }
+
+    /// An operator's removal: the tombstones are committed with their outbox
+    /// rows, then announced like new messages (a gateway replaces what it
+    /// holds of them), so a removal reaches every gateway as a say does.
+    func removeMessages(_ command: RemoveMessages, _ context: CommandContext) async throws -> RemovedMessages {
+        guard (1...RemoveMessages.maxLimit).contains(command.limit) else {
+            throw ProtocolError.bad("limit", "is not between 1 and \(RemoveMessages.maxLimit)")
+        }
+        if case .message(let room, let id) = command.selection {
+            // Not there at all is an error; removed already is no change (a retry finds it so).
+            guard case .open(let head) = try await store.state(of: room), id >= 1, id <= head else {
+                throw ProtocolError(.noSuchChat, "no message \(id) in room \(room)")
+            }
+        }
+        let tombstones = try await store.remove(command.selection, limit: command.limit)
+        for tombstone in tombstones { outbox.announce(MessageStored(message: tombstone, author: nil)) }
+        logger.info(
+            "messages removed",
+            metadata: [
+                "selection": "\(command.selection)", "removed": "\(tombstones.count)", "by": "\(command.by)",
+            ])
+        var more = tombstones.count == command.limit
+        if case .message = command.selection { more = false }
+        return RemovedMessages(removed: tombstones.map { MessageKey(room: $0.room, id: $0.id) }, more: more)
     }
 
     /// The room's log, opened on first use after the rooms service confirmed the

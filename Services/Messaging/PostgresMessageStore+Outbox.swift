@@ -31,19 +31,20 @@ extension PostgresMessageStore {
             let graceSeconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
             let rows = try await tx.query(
                 """
-                SELECT o.room_id, o.id, m.nick, m.text, m.added_at, m.author_session
+                SELECT o.room_id, o.id, m.nick, m.text, m.added_at, m.author_session, m.removed_at IS NOT NULL
                 FROM messaging.outbox o LEFT JOIN messaging.messages m ON m.room_id = o.room_id AND m.id = o.id
                 WHERE o.stored_at < now() - make_interval(secs => \(graceSeconds))
                 ORDER BY o.room_id, o.id LIMIT \(limit)
                 """, logger: logger)
             var due: [MessageStored] = []
             var gone: [MessageRef] = []
-            for try await (room, id, nick, text, added, author) in rows.decode(
-                (RoomID, MessageID, String?, String?, Date?, String?).self)
+            for try await (room, id, nick, text, added, author, removed) in rows.decode(
+                (RoomID, MessageID, String?, String?, Date?, String?, Bool?).self)
             {
                 if let nick, let text, let added {
                     let message = ChatMessage(
-                        room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added))
+                        room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added),
+                        removed: removed ?? false)
                     due.append(MessageStored(message: message, author: author.flatMap(SessionID.init)))
                 } else {
                     gone.append(MessageRef(room: room, id: id))  // its room was removed

@@ -57,6 +57,18 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 "CREATE INDEX messages_by_repeat ON messaging.messages (room_id, (coalesce(author_session, '')), added_at)",
                 "DROP INDEX messaging.messages_by_author",
             ]),
+        Migration(
+            4, "removed messages",
+            [
+                // An operator's removal keeps the row as a tombstone (text gone):
+                // ids stay dense, and a gateway's timeline learns the removal in order.
+                "ALTER TABLE messaging.messages ADD COLUMN removed_at timestamptz",
+                // A session's messages in every room (a sender's removal), from a time on.
+                """
+                CREATE INDEX messages_by_session ON messaging.messages (author_session, added_at)
+                WHERE author_session IS NOT NULL
+                """,
+            ]),
     ]
 
     /// Relay passes take this transaction-level advisory lock: one pass at a
@@ -82,14 +94,16 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     func stored(key: String) async throws -> (ChatMessage, author: SessionID?)? {
         let rows = try await client.query(
             """
-            SELECT room_id, id, nick, text, added_at, author_session FROM messaging.messages
+            SELECT room_id, id, nick, text, added_at, author_session, removed_at IS NOT NULL FROM messaging.messages
             WHERE idempotency_key = \(key)
             """, logger: logger)
-        for try await (room, id, nick, text, added, author) in rows.decode(
-            (RoomID, MessageID, String, String, Date, String?).self)
+        for try await (room, id, nick, text, added, author, removed) in rows.decode(
+            (RoomID, MessageID, String, String, Date, String?, Bool).self)
         {
             return (
-                ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)),
+                ChatMessage(
+                    room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added), removed: removed
+                ),
                 author.flatMap(SessionID.init)
             )
         }
@@ -211,31 +225,78 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     }
 
     /// Messages with id > `after` oldest first, or the latest `limit`; all with
-    /// ids up to the head read first, so the answer has no holes.
-    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int) async throws -> [ChatMessage] {
+    /// ids up to the head read first, so the answer has no holes: removed
+    /// ones as tombstones, or (`skipRemoved`) left out, `limit` then counting
+    /// the others.
+    func history(room: RoomID, head: MessageID, after: MessageID?, limit: Int, skipRemoved: Bool) async throws
+        -> [ChatMessage]
+    {
         let rows: PostgresRowSequence
         if let after {
             rows = try await client.query(
                 """
-                SELECT id, nick, text, added_at FROM messaging.messages
-                WHERE room_id = \(room) AND id > \(after) AND id <= \(head)
+                SELECT id, nick, text, added_at, removed_at IS NOT NULL FROM messaging.messages
+                WHERE room_id = \(room) AND id > \(after) AND id <= \(head) AND (removed_at IS NULL OR NOT \(skipRemoved))
                 ORDER BY id LIMIT \(limit)
                 """, logger: logger)
         } else {
             rows = try await client.query(
                 """
-                SELECT id, nick, text, added_at FROM (
-                    SELECT id, nick, text, added_at FROM messaging.messages
-                    WHERE room_id = \(room) AND id <= \(head) ORDER BY id DESC LIMIT \(limit)) latest
+                SELECT id, nick, text, added_at, removed FROM (
+                    SELECT id, nick, text, added_at, removed_at IS NOT NULL AS removed FROM messaging.messages
+                    WHERE room_id = \(room) AND id <= \(head) AND (removed_at IS NULL OR NOT \(skipRemoved))
+                    ORDER BY id DESC LIMIT \(limit)) latest
                 ORDER BY id
                 """, logger: logger)
         }
         var messages: [ChatMessage] = []
-        for try await (id, nick, text, added) in rows.decode((MessageID, String, String, Date).self) {
+        for try await (id, nick, text, added, removed) in rows.decode((MessageID, String, String, Date, Bool).self) {
             messages.append(
-                ChatMessage(room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added)))
+                ChatMessage(
+                    room: room, id: id, nick: nick, text: text, addedAt: WallClock.milliseconds(added), removed: removed
+                ))
         }
         return messages
+    }
+
+    /// Removes the selected messages that are not removed yet, oldest first, at
+    /// most `limit`, in one transaction: each row keeps its id and loses its
+    /// text (a tombstone), and its event goes in the outbox with it, so every
+    /// gateway learns it as it learns a new message. A say committed before
+    /// is removed whole, one committed after is kept whole. Messages of
+    /// removed rooms are gone already.
+    func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage] {
+        let (room, id, session, since): (RoomID?, MessageID?, String?, Date)
+        switch selection {
+        case .message(let inRoom, let message): (room, id, session, since) = (inRoom, message, nil, .distantPast)
+        case .bySession(let author, let inRoom, let sinceMs):
+            (room, id, session, since) = (
+                inRoom, nil, author.value, Date(timeIntervalSince1970: Double(sinceMs) / 1000)
+            )
+        }
+        let rows = try await client.query(
+            """
+            WITH chosen AS (
+                SELECT m.room_id, m.id FROM messaging.messages m
+                JOIN messaging.room_logs l ON l.room_id = m.room_id AND l.removed_at IS NULL
+                WHERE m.removed_at IS NULL AND m.added_at >= \(since)
+                  AND (\(room)::bigint IS NULL OR m.room_id = \(room)) AND (\(id)::bigint IS NULL OR m.id = \(id))
+                  AND (\(session)::text IS NULL OR m.author_session = \(session))
+                ORDER BY m.added_at, m.room_id, m.id LIMIT \(limit) FOR UPDATE OF m),
+            removed AS (
+                UPDATE messaging.messages m SET text = '', removed_at = now() FROM chosen c
+                WHERE m.room_id = c.room_id AND m.id = c.id
+                RETURNING m.room_id, m.id, m.nick, m.added_at),
+            queued AS (INSERT INTO messaging.outbox (room_id, id) SELECT room_id, id FROM removed ON CONFLICT DO NOTHING)
+            SELECT room_id, id, nick, added_at FROM removed ORDER BY room_id, id
+            """, logger: logger)
+        var tombstones: [ChatMessage] = []
+        for try await (room, id, nick, added) in rows.decode((RoomID, MessageID, String, Date).self) {
+            tombstones.append(
+                ChatMessage(
+                    room: room, id: id, nick: nick, text: "", addedAt: WallClock.milliseconds(added), removed: true))
+        }
+        return tombstones
     }
 
     /// Deletes a removed room's messages and keeps a tombstone so no later
@@ -267,7 +328,8 @@ extension PostgresMessageStore {
     func messageCounts(_ rooms: [RoomID]) async throws -> [RoomMessageCount] {
         let rows = try await database.client.query(
             """
-            SELECT room_id, count(*) FROM messaging.messages WHERE room_id = ANY(\(rooms)) GROUP BY room_id
+            SELECT room_id, count(*) FROM messaging.messages WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
+            GROUP BY room_id
             """, logger: database.logger)
         var counts = Dictionary(uniqueKeysWithValues: rooms.map { ($0, 0) })
         for try await (room, n) in rows.decode((RoomID, Int64).self) { counts[room] = Int(n) }

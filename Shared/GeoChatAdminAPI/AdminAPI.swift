@@ -41,6 +41,35 @@ public enum AdminAPI {
         public init(removed: RoomID) { self.removed = removed }
     }
 
+    /// A session's messages to remove: in one room (`room`) or everywhere,
+    /// stored at or after `sinceMs` (absent: all), at most `limit` a call.
+    public struct RemoveMessagesRequest: Codable, Sendable {
+        public var session: String
+        public var room: Int64?
+        public var sinceMs: Int64?
+        public var reason: String?
+        public var limit: Int?
+        public init(
+            session: String, room: Int64? = nil, sinceMs: Int64? = nil, reason: String? = nil, limit: Int? = nil
+        ) {
+            self.session = session
+            self.room = room
+            self.sinceMs = sinceMs
+            self.reason = reason
+            self.limit = limit
+        }
+    }
+
+    /// How many messages a removal took; `more`: selected ones remain (ask again).
+    public struct MessagesRemovedResponse: Codable, Sendable {
+        public var removed: Int
+        public var more: Bool
+        public init(removed: Int, more: Bool) {
+            self.removed = removed
+            self.more = more
+        }
+    }
+
     /// `idleSeconds` nil: the configured idle limit.
     public struct ExpiryRunRequest: Codable, Sendable {
         public var dryRun: Bool

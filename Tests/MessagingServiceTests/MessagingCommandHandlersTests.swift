@@ -208,4 +208,34 @@ import Testing
             try await bus.send(CountMessages(rooms: (1...1001).map(RoomID.init)), within: TestPatience.deadline)
         }
     }
+
+    @Test func anOperatorsRemovalIsSealedAndAnnouncedAsTombstones() async throws {
+        let first = try await say("spam")
+        let second = try await say("hello", by: .some(.random()), nick: "Bo")
+        let removal = RemoveMessages(.message(room: room, id: first.id), by: "ops")
+        await #expect(throws: RequestError.self, "a forged removal removes nothing") {
+            try await bus.send(removal, within: TestPatience.deadline)
+        }
+        #expect(try await bus.send(CountMessages(rooms: [room]), within: TestPatience.deadline).map(\.messages) == [2])
+        let removed = try await bus.send(operators.sealed(removal), within: TestPatience.deadline)
+        #expect(removed == RemovedMessages(removed: [MessageKey(room: room, id: first.id)], more: false))
+        let tombstones = events.published(MessageStored.self).map(\.message).filter(\.removed)
+        #expect(tombstones.map(\.id) == [first.id], "gateways learn it as they learn a message")
+        #expect(tombstones.allSatisfy { $0.text.isEmpty })
+        #expect(
+            try await bus.send(operators.sealed(removal), within: TestPatience.deadline).removed.isEmpty,
+            "removed already: no change")
+        let history = try await bus.send(
+            ReadHistory(room: room, after: 0, limit: 10, skipRemoved: true), within: TestPatience.deadline)
+        #expect(history.messages.map(\.id) == [second.id])
+        await #expect(throws: RequestError.refused(ProtocolError(.noSuchChat, "no message 9 in room \(room)"))) {
+            try await bus.send(
+                operators.sealed(RemoveMessages(.message(room: room, id: 9), by: "ops")), within: TestPatience.deadline)
+        }
+        await #expect(throws: RequestError.self, "a limit out of range") {
+            try await bus.send(
+                operators.sealed(RemoveMessages(.bySession(author, room: nil, sinceMs: 0), limit: 0, by: "ops")),
+                within: TestPatience.deadline)
+        }
+    }
 }

@@ -75,6 +75,12 @@ enum APIModels {
         }
     }
 
+    /// Push: messages an operator removed, which the client takes off its screen.
+    struct Removed: Encodable {
+        var room: RoomID
+        var ids: [MessageID]
+    }
+
     struct Messages: Encodable {
         var room: RoomID
         var messages: [Message]

@@ -23,9 +23,13 @@ struct AdminBackend: Sendable {
 
     /// Records an action carried out outside the session service. The action
     /// already happened, so a lost audit row is logged loudly rather than undoing it.
-    func audit(_ admin: String, _ action: String, _ target: String, _ outcome: String, _ detail: String = "") async {
+    func audit(
+        _ admin: String, _ action: String, _ target: String, _ outcome: String, _ detail: String = "",
+        source: String? = nil
+    ) async {
         let entry = AuditEntry(
-            actor: admin, action: action, target: target, outcome: outcome, detail: detail, gateway: gateway)
+            actor: admin, action: action, target: target, outcome: outcome, detail: detail, gateway: gateway,
+            source: source)
         do {
             _ = try await send(RecordAudit(entry))
         } catch {

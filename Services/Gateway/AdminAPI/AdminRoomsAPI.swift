@@ -34,7 +34,7 @@ extension AdminEndpoints {
         let after = MessageID(Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max)))
         let limit = try AdminJSON.int(
             call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
-        let page = try await backend.send(ReadHistory(room: id, after: after, limit: limit)).messages
+        let page = try await backend.send(ReadHistory(room: id, after: after, limit: limit, skipRemoved: true)).messages
         return AdminJSON.response(
             AdminAPI.TranscriptResponse(room: id, messages: page, next: page.count == limit ? page.last?.id : nil))
     }
@@ -55,7 +55,7 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.RemovedResponse(removed: id))
     }
 
-    private func roomID(_ call: AdminCall) throws(AdminFailure) -> RoomID {
+    func roomID(_ call: AdminCall) throws(AdminFailure) -> RoomID {
         guard let raw = call.parameter("room"), let id = RoomID(raw), id > 0 else {
             throw .badRequest("the room id must be a positive integer")
         }

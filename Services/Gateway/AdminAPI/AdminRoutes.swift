@@ -22,6 +22,8 @@ struct AdminRoutes: Sendable {
         admin.get("rooms/:room", use: authenticated(endpoints.room))
         admin.delete("rooms/:room", use: authenticated(endpoints.removeRoom))
         admin.get("rooms/:room/transcript", use: authenticated(endpoints.transcript))
+        admin.delete("rooms/:room/messages/:message", use: authenticated(endpoints.removeMessage))
+        admin.post("messages/removals", use: authenticated(endpoints.removeSessionMessages))
 
         admin.post("expiry/runs", use: authenticated(endpoints.startExpiryRun))
         admin.get("expiry/runs", use: authenticated(endpoints.expiryRuns))

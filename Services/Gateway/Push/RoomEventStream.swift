@@ -158,6 +158,8 @@ final class RoomEventStream: Sendable {
         var participantsDue = true
         /// The room's membership changes when its participants were last read (`ParticipantLists.changeCount`).
         var membersSeen = -1
+        /// Where the subscriber stands in the room's removals (nil until the room is first read here).
+        var removals: RemovalCursor?
     }
 
     /// What a subscriber does next.
@@ -295,6 +297,18 @@ final class RoomEventStream: Sendable {
             position.endsAt,
             settings.keepAlive > .zero ? ContinuousClock.now + settings.keepAlive : .now + .seconds(86_400))
         let ticket = signals.register(position.room, until: deadline)
+        // Removals of messages it was sent (ids up to its last): the client takes them off its screen.
+        if let (ids, next) = actions.messages.removals(in: position.room, since: position.removals) {
+            position.removals = next
+            let sent = ids.filter { $0 <= position.last }
+            if !sent.isEmpty {
+                signals.cancel(ticket)
+                let event = Self.event(
+                    "removed",
+                    data: APIJSON.text(APIModels.Removed(room: position.room, ids: Array(Set(sent)).sorted())))
+                return (.write(ByteBuffer(string: event)), position)
+            }
+        }
         let found: [ChatMessage]
         do throws(ProtocolError) {
             // Every read that reaches PostgreSQL costs a history token, the first

@@ -197,7 +197,7 @@ package struct ChatActions: Sendable {
         // From the first message: read from the messaging service (`past = 0` means the latest).
         if rooms.knows(room) == false { throw .noSuchChat }
         try client.admit(.history)
-        return try await backend.send(ReadHistory(room: room, after: 0, limit: limit)).messages
+        return try await backend.send(ReadHistory(room: room, after: 0, limit: limit, skipRemoved: true)).messages
     }
 
     // MARK: The lobby (the add/messages dialect)

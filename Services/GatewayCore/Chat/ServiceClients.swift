@@ -30,7 +30,9 @@ package struct ServiceClients: Sendable {
         await bus.post(command, idempotencyKey: idempotencyKey, deadline: .after(timeout))
     }
 
-    package func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory {
-        try await send(ReadHistory(room: room, after: after, limit: limit))
+    package func history(room: RoomID, after: MessageID?, limit: Int, skipRemoved: Bool) async throws(ProtocolError)
+        -> MessageHistory
+    {
+        try await send(ReadHistory(room: room, after: after, limit: limit, skipRemoved: skipRemoved))
     }
 }

@@ -1,3 +1,6 @@
+/// A message of a room's log. A removed one (an operator's removal) stays in
+/// the log as a tombstone, its text gone, so that ids stay dense (the polling
+/// contract's gap-free runs rest on it); readers never show it.
 public struct ChatMessage: Codable, Sendable, Equatable {
     public var room: RoomID
     public var id: MessageID
@@ -5,13 +8,44 @@ public struct ChatMessage: Codable, Sendable, Equatable {
     public var text: String
     /// Milliseconds since 1970, UTC.
     public var addedAt: Int64
+    /// Removed by an operator: a tombstone, its text empty. On the wire only when true.
+    public var removed: Bool
 
-    public init(room: RoomID, id: MessageID, nick: String, text: String, addedAt: Int64) {
+    public init(room: RoomID, id: MessageID, nick: String, text: String, addedAt: Int64, removed: Bool = false) {
         self.room = room
         self.id = id
         self.nick = nick
-        self.text = text
+        self.text = removed ? "" : text
         self.addedAt = addedAt
+        self.removed = removed
+    }
+
+    /// The message as its tombstone: what every reader of the log learns once it is removed.
+    public var tombstone: ChatMessage {
+        ChatMessage(room: room, id: id, nick: nick, text: "", addedAt: addedAt, removed: true)
+    }
+
+    private enum CodingKeys: String, CodingKey { case room, id, nick, text, addedAt, removed }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            room: try container.decode(RoomID.self, forKey: .room),
+            id: try container.decode(MessageID.self, forKey: .id),
+            nick: try container.decode(String.self, forKey: .nick),
+            text: try container.decode(String.self, forKey: .text),
+            addedAt: try container.decode(Int64.self, forKey: .addedAt),
+            removed: try container.decodeIfPresent(Bool.self, forKey: .removed) ?? false)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(room, forKey: .room)
+        try container.encode(id, forKey: .id)
+        try container.encode(nick, forKey: .nick)
+        try container.encode(text, forKey: .text)
+        try container.encode(addedAt, forKey: .addedAt)
+        if removed { try container.encode(true, forKey: .removed) }
     }
 }
 

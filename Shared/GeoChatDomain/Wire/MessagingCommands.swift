@@ -26,12 +26,97 @@ public struct ReadHistory: MessagingWireCommand {
     public var room: RoomID
     public var after: MessageID?
     public var limit: Int
+    /// True: removed messages are left out, and `limit` counts what is shown
+    /// (an answer to a reader). Otherwise (nil from older gateways) their
+    /// tombstones come too, so that ids stay dense (a gateway's timeline).
+    public var skipRemoved: Bool?
     public var partitionKey: String? { String(room) }
 
-    public init(room: RoomID, after: MessageID?, limit: Int) {
+    public init(room: RoomID, after: MessageID?, limit: Int, skipRemoved: Bool = false) {
         self.room = room
         self.after = after
         self.limit = limit
+        self.skipRemoved = skipRemoved ? true : nil
+    }
+}
+
+/// An operator's removal of messages: each becomes a tombstone (its text gone,
+/// its id kept, so ids stay dense) and its event says so to every gateway.
+/// At most `limit` a command, oldest first: a long removal is repeated until
+/// `RemovedMessages.more` is false. Sealed (`OperatorSeal`): refused without it.
+public struct RemoveMessages: MessagingWireCommand, OperatorCommand {
+    public typealias Reply = RemovedMessages
+    public static let name = "removeMessages"
+    public var selection: MessageSelection
+    public var limit: Int
+    /// The operator asking (for the log; the audit row is the gateway's).
+    public var by: String
+    public var seal: String?
+    /// One room's removals go where its says go; a session's everywhere, anywhere.
+    public var partitionKey: String? { selection.room.map { String($0) } }
+    public var sealedFields: [String] {
+        switch selection {
+        case .message(let room, let id): ["message", String(room), String(id), String(limit), by]
+        case .bySession(let session, let room, let since):
+            ["session", session.value, room.map { String($0) } ?? "", String(since), String(limit), by]
+        }
+    }
+
+    public static let maxLimit = 10_000
+
+    public init(_ selection: MessageSelection, limit: Int = maxLimit, by: String) {
+        self.selection = selection
+        self.limit = limit
+        self.by = by
+    }
+}
+
+/// Which messages a removal takes.
+public enum MessageSelection: Codable, Sendable, Equatable, CustomStringConvertible {
+    /// One message: no such message (an id above the room's head, an unknown
+    /// or removed room) is `no_such_chat`; one removed already is no change.
+    case message(room: RoomID, id: MessageID)
+    /// A session's messages stored at or after `sinceMs`, in one room or (nil) everywhere.
+    case bySession(SessionID, room: RoomID?, sinceMs: Int64)
+
+    public var room: RoomID? {
+        switch self {
+        case .message(let room, _): room
+        case .bySession(_, let room, _): room
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .message(let room, let id): "message \(id) in room \(room)"
+        case .bySession(let session, let room, let since):
+            // A session id is a bearer secret: logs and the audit get its prefix (`SessionID.description`).
+            "messages of session \(session) \(room.map { "in room \($0)" } ?? "in every room")"
+                + (since > 0 ? " since \(UTCTimestamp.rfc3339(millisecondsSince1970: since))" : "")
+        }
+    }
+}
+
+/// What one `RemoveMessages` did: the messages it removed (room and id, for
+/// the operator and the audit), and whether more are selected still.
+public struct RemovedMessages: Codable, Sendable, Equatable {
+    public var removed: [MessageKey]
+    public var more: Bool
+
+    public init(removed: [MessageKey], more: Bool) {
+        self.removed = removed
+        self.more = more
+    }
+}
+
+/// A message by its place in a room's log.
+public struct MessageKey: Codable, Sendable, Hashable {
+    public var room: RoomID
+    public var id: MessageID
+
+    public init(room: RoomID, id: MessageID) {
+        self.room = room
+        self.id = id
     }
 }
 
@@ -69,6 +154,6 @@ public struct CountMessages: MessagingWireCommand {
 extension WireCommands {
     /// The commands of the messaging service: a new one is listed here (`WireCommands.all`).
     public static let messagingCommands: [any WireCommand.Type] = [
-        Say.self, ReadHistory.self, ReadHeads.self, CountMessages.self, RemoveRoomMessages.self,
+        Say.self, ReadHistory.self, ReadHeads.self, CountMessages.self, RemoveRoomMessages.self, RemoveMessages.self,
     ]
 }

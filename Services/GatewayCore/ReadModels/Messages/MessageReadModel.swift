@@ -91,7 +91,7 @@ package final class MessageReadModel: Sendable {
             case .unavailable: throw .unavailable
             case .readThrough(let after, let limit):
                 try beforeReadingThrough()
-                return try await source.history(room: room, after: after, limit: limit).messages
+                return try await source.history(room: room, after: after, limit: limit, skipRemoved: true).messages
             case .wait(let task): if let error = await task.value { throw error }
             case .admitLoad:
                 try beforeLoading()
@@ -106,7 +106,7 @@ package final class MessageReadModel: Sendable {
     private func load(_ load: RoomTimelines.Load, limit: Int) async -> ProtocolError? {
         let history: MessageHistory
         do {
-            history = try await source.history(room: load.room, after: nil, limit: limit)
+            history = try await source.history(room: load.room, after: nil, limit: limit, skipRemoved: false)
         } catch {
             let now = ContinuousClock.now
             state.withLock { state in
@@ -138,6 +138,12 @@ package final class MessageReadModel: Sendable {
         signals.ring(message.room, .messages)
     }
 
+    /// The message ids removed in the room since `cursor` (nil: none; where things stand now), and the
+    /// cursor to ask with next; nil when this gateway does not hold the room.
+    package func removals(in room: RoomID, since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor)? {
+        state.withLock { $0.timelines.removals(of: room, since: cursor) }
+    }
+
     /// Whether the room's removal reached this gateway lately.
     package func knowsRemoved(_ room: RoomID) -> Bool {
         let now = ContinuousClock.now
@@ -158,7 +164,7 @@ package final class MessageReadModel: Sendable {
             while case .fetch(let after, let limit) = mutate({ $0.timelines.nextGapFetch(room) }) {
                 let delay: Duration
                 do throws(ProtocolError) {
-                    let history = try await source.history(room: room, after: after, limit: limit)
+                    let history = try await source.history(room: room, after: after, limit: limit, skipRemoved: false)
                     delay = mutate { state in
                         state.timelines.gapFetched(history.messages, room: room)
                         return state.timelines.gapFetchDelay(room)
@@ -271,6 +277,8 @@ package final class MessageReadModel: Sendable {
 
 /// Where the read model gets a room's history and committed head: the messaging service.
 package protocol MessageHistorySource: Sendable {
-    func history(room: RoomID, after: MessageID?, limit: Int) async throws(ProtocolError) -> MessageHistory
+    /// `skipRemoved`: `ReadHistory.skipRemoved` (a reader's answer, not a timeline's load).
+    func history(room: RoomID, after: MessageID?, limit: Int, skipRemoved: Bool) async throws(ProtocolError)
+        -> MessageHistory
     func heads(_ rooms: [RoomID]) async throws(ProtocolError) -> [RoomHead]
 }

@@ -9,6 +9,11 @@ import GeoChatDomain
 /// before the messages below it. What is known to exist above the head (from
 /// an event, held or not, or from the owner's committed head) stays a gap until
 /// it is filled: nothing is dropped silently.
+///
+/// A removed message (an operator's removal) keeps its place as a tombstone,
+/// so ids stay dense; reads leave tombstones out, `limit` counting what is
+/// shown, and the removals that arrive are kept (`removals(since:)`) so that
+/// push subscribers can take them off their screens.
 package struct RoomTimeline: Sendable {
     /// Every id up to here is known; nothing above it is revealed.
     package private(set) var head: MessageID
@@ -25,10 +30,21 @@ package struct RoomTimeline: Sendable {
     /// `maxPending`); the gap fill brings them (they are above `head`, below `known`).
     package private(set) var overflowed = 0
 
-    package static let maxPending = 1000
+    /// Tombstones in `window`: reads take the plain slice while there are none.
+    private var tombstones = 0
+    /// The ids of the latest removals that arrived, oldest first, at most `maxRemovals`.
+    private var removedIDs: [MessageID] = []
+    /// Every removal that arrived since the timeline was made.
+    private var removalCount = 0
+    /// Tells this timeline from an earlier one of the same room (a cursor of the earlier one starts over).
+    package let epoch: UInt64
 
-    package init(history: MessageHistory, capacity: Int) {
+    package static let maxPending = 1000
+    package static let maxRemovals = 1000
+
+    package init(history: MessageHistory, capacity: Int, epoch: UInt64 = 0) {
         self.capacity = capacity
+        self.epoch = epoch
         let messages = history.messages.suffix(capacity)
         let contiguous =
             messages.last?.id == history.head
@@ -44,6 +60,7 @@ package struct RoomTimeline: Sendable {
             holdsWholeHistory = history.head == 0
         }
         known = history.head
+        tombstones = window.count { $0.removed }
     }
 
     package var hasGap: Bool { known > head }
@@ -55,34 +72,73 @@ package struct RoomTimeline: Sendable {
     }
 
     /// `past = 0`: the latest `limit`, oldest first. Otherwise the oldest `limit` after `past`.
+    /// Removed messages are left out; `limit` counts the others.
     package func read(past: MessageID, limit: Int) -> Read {
         if past >= head { return .messages([]) }
         guard let first = window.first else { return .needsHistory }
         if past == 0 {
-            return window.count >= limit || holdsWholeHistory ? .messages(window.suffix(limit)) : .needsHistory
+            if tombstones == 0 {
+                return window.count >= limit || holdsWholeHistory ? .messages(window.suffix(limit)) : .needsHistory
+            }
+            var shown: [ChatMessage] = []
+            for message in window.reversed() where !message.removed {
+                shown.append(message)
+                if shown.count == limit { break }
+            }
+            return shown.count == limit || holdsWholeHistory ? .messages(ArraySlice(shown.reversed())) : .needsHistory
         }
         guard past + 1 >= first.id else { return .needsHistory }
         let start = Int(past + 1 - first.id)
-        return .messages(window[start..<min(window.count, start + limit)])
+        if tombstones == 0 { return .messages(window[start..<min(window.count, start + limit)]) }
+        return .messages(ArraySlice(window[start...].lazy.filter { !$0.removed }.prefix(limit)))
+    }
+
+    /// The ids removed since `cursor` (nil: none, only where things stand now),
+    /// and the cursor to ask with next. A cursor of an earlier timeline of the
+    /// room, or one further behind than the removals kept, gets all that is kept.
+    package func removals(since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor) {
+        let now = RemovalCursor(epoch: epoch, count: removalCount)
+        guard let cursor else { return ([], now) }
+        guard cursor.epoch == epoch, cursor.count <= removalCount else { return (removedIDs, now) }
+        return (Array(removedIDs.suffix(min(removalCount - cursor.count, removedIDs.count))), now)
     }
 
     /// Takes a message from the event stream or a backfill. Returns true while a
     /// gap remains below a message known to exist (the caller fetches the gap).
+    /// A tombstone replaces the message wherever it is held; a message never
+    /// replaces its tombstone (a removal is final, in whatever order they come).
     @discardableResult
     package mutating func apply(_ message: ChatMessage) -> Bool {
-        if message.id == head + 1 {
-            append(message)
+        if message.removed { noteRemoval(message.id) }
+        if message.id <= head {
+            if message.removed, let first = window.first, message.id >= first.id {
+                let index = Int(message.id - first.id)
+                if !window[index].removed {
+                    window[index] = message
+                    tombstones += 1
+                }
+            }
+        } else if message.id == head + 1 {
+            append(pending.removeValue(forKey: message.id).flatMap { $0.removed ? $0 : nil } ?? message)
             while let next = pending.removeValue(forKey: head + 1) { append(next) }
-        } else if message.id > head + 1 {
+        } else {
             known = max(known, message.id)
-            if pending.count < Self.maxPending {
-                pending[message.id] = message
-            } else if pending[message.id] == nil {
+            if pending.count < Self.maxPending || pending[message.id] != nil {
+                if pending[message.id]?.removed != true { pending[message.id] = message }
+            } else {
                 overflowed += 1
             }
         }
         known = max(known, head)
         return hasGap
+    }
+
+    private mutating func noteRemoval(_ id: MessageID) {
+        removalCount += 1
+        removedIDs.append(id)
+        if removedIDs.count > Self.maxRemovals + Self.maxRemovals / 2 {
+            removedIDs.removeFirst(removedIDs.count - Self.maxRemovals)
+        }
     }
 
     /// The owner's committed head: anything above ours is a gap to fill (a
@@ -95,11 +151,20 @@ package struct RoomTimeline: Sendable {
 
     private mutating func append(_ message: ChatMessage) {
         window.append(message)
+        if message.removed { tombstones += 1 }
         head = message.id
         // Trim in chunks so appends stay amortized O(1).
         if window.count > capacity + capacity / 2 {
-            window.removeFirst(window.count - capacity)
+            let cut = window.count - capacity
+            tombstones -= window[..<cut].count { $0.removed }
+            window.removeFirst(cut)
             holdsWholeHistory = false
         }
     }
+}
+
+/// Where a push subscriber stands in a room's removals (`RoomTimeline.removals(since:)`).
+package struct RemovalCursor: Equatable, Sendable {
+    package let epoch: UInt64
+    package let count: Int
 }

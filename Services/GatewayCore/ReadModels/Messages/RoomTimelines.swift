@@ -156,7 +156,7 @@ package struct RoomTimelines: Sendable {
             rooms[load.room] = .removed(until: now + removedMemory)
             return .noSuchRoom
         }
-        var timeline = RoomTimeline(history: history, capacity: capacity)
+        var timeline = RoomTimeline(history: history, capacity: capacity, epoch: load.number)
         for message in buffer { timeline.apply(message) }
         counts.overflowed += timeline.overflowed
         rooms[load.room] = .loaded(timeline, lastPolled: now)
@@ -200,6 +200,13 @@ package struct RoomTimelines: Sendable {
         case .absent?, .removed?, nil:
             return .kept  // nobody polls this room here, or it is gone
         }
+    }
+
+    /// The message ids removed in a room held here since `cursor` (`RoomTimeline.removals(since:)`);
+    /// nil when the room is not held (a subscriber's next read loads it, or answers 404).
+    package func removals(of room: RoomID, since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor)? {
+        guard case .loaded(let timeline, _)? = rooms[room] else { return nil }
+        return timeline.removals(since: cursor)
     }
 
     /// The rooms were removed: answer 404 from now on.

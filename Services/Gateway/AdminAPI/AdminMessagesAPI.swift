@@ -1,0 +1,80 @@
+import GatewayCore
+import GeoChatAdminAPI
+import GeoChatDomain
+import Hummingbird
+
+/// Messages: remove one, or a session's (in one room or everywhere, from a
+/// time on). The messaging service decides and announces each removal as it
+/// announces a message; this gateway takes its own removals at once, the
+/// others when the events arrive. Every removal is audited with its reason.
+extension AdminEndpoints {
+    /// `DELETE rooms/{room}/messages/{message}?reason=…`
+    func removeMessage(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let room = try roomID(call)
+        guard let raw = call.parameter("message"), let id = Int64(raw), id > 0 else {
+            throw .badRequest("the message id must be a positive integer")
+        }
+        let reason = try Self.reason(AdminJSON.text(call.request, "reason"))
+        let removed = try await removeMessages(
+            .message(room: room, id: MessageID(id)), limit: 1, reason: reason, call)
+        return AdminJSON.response(AdminAPI.MessagesRemovedResponse(removed: removed.removed.count, more: false))
+    }
+
+    /// `POST messages/removals` with `RemoveMessagesRequest`: at most `limit`
+    /// (default and most: `RemoveMessages.maxLimit`) a call, oldest first; the
+    /// caller asks again while `more` is true.
+    func removeSessionMessages(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let body = try await AdminJSON.body(AdminAPI.RemoveMessagesRequest.self, of: call.request)
+        guard let session = SessionID(body.session) else { throw .badRequest("'session' is not a session id") }
+        if let room = body.room, room <= 0 { throw .badRequest("'room' must be a positive integer") }
+        let limit = body.limit ?? RemoveMessages.maxLimit
+        guard (1...RemoveMessages.maxLimit).contains(limit) else {
+            throw .badRequest("'limit' must be between 1 and \(RemoveMessages.maxLimit)")
+        }
+        let since = body.sinceMs ?? 0
+        guard since >= 0 else { throw .badRequest("'sinceMs' must be 0 or more (milliseconds since 1970)") }
+        let selection = MessageSelection.bySession(session, room: body.room.map { RoomID($0) }, sinceMs: since)
+        let removed = try await removeMessages(selection, limit: limit, reason: try Self.reason(body.reason), call)
+        return AdminJSON.response(
+            AdminAPI.MessagesRemovedResponse(removed: removed.removed.count, more: removed.more))
+    }
+
+    private func removeMessages(
+        _ selection: MessageSelection, limit: Int, reason: String, _ call: AdminCall
+    ) async throws(AdminFailure) -> RemovedMessages {
+        let source = clientAddress(call.request, call.context)
+        let removed: RemovedMessages
+        do {
+            removed = try await backend.send(
+                keys.operatorCommands.sealed(RemoveMessages(selection, limit: limit, by: call.name)))
+        } catch {
+            await backend.audit(
+                call.name, "remove-messages", selection.description,
+                error.status == .serviceUnavailable ? "failed" : "refused", Self.detail(reason, error.message),
+                source: source)
+            throw error
+        }
+        // This gateway stops showing them at once; the others on the events.
+        for key in removed.removed {
+            messages.apply(ChatMessage(room: key.room, id: key.id, nick: "", text: "", addedAt: 0, removed: true))
+        }
+        await backend.audit(
+            call.name, "remove-messages", selection.description, "ok",
+            Self.detail(reason, "\(removed.removed.count) removed" + (removed.more ? ", more selected" : "")),
+            source: source)
+        return removed
+    }
+
+    /// Why, in the operator's words: optional, one line, bounded.
+    static func reason(_ text: String?) throws(AdminFailure) -> String {
+        guard let text else { return "" }
+        guard text.count <= 500, !text.contains(where: \.isNewline) else {
+            throw .badRequest("'reason' must be one line of at most 500 characters")
+        }
+        return text
+    }
+
+    private static func detail(_ reason: String, _ outcome: String) -> String {
+        reason.isEmpty ? outcome : "\(outcome); reason: \(reason)"
+    }
+}

@@ -1,0 +1,91 @@
+import GeoChatDomain
+import GeoChatTestSupport
+import Testing
+
+@testable import GatewayCore
+
+/// Removed messages in a timeline: a tombstone keeps the id's place (the run
+/// stays gap-free), reads never show it and never stall on it, and the
+/// removals that arrive are kept for push subscribers.
+@Suite struct RoomTimelineRemovalTests {
+    typealias T = RoomTimelineTests
+
+    static func ids(_ read: RoomTimeline.Read) -> [MessageID]? { T.shown(read)?.map(\.id) }
+
+    @Test func aTombstoneIsNeverShownAndLimitCountsTheRest() {
+        var t = T.timeline(1...10)
+        t.apply(T.message(9).tombstone)
+        t.apply(T.message(5).tombstone)
+        #expect(Self.ids(t.read(past: 0, limit: 3)) == [7, 8, 10])
+        #expect(Self.ids(t.read(past: 4, limit: 3)) == [6, 7, 8])
+        #expect(Self.ids(t.read(past: 8, limit: 5)) == [10])
+        #expect(Self.ids(t.read(past: 0, limit: 50)) == [1, 2, 3, 4, 6, 7, 8, 10], "the whole history")
+        #expect(t.head == 10)
+    }
+
+    @Test func aPollerPastARunOfTombstonesStillGetsWhatFollows() {
+        var t = T.timeline(1...30)
+        for id in MessageID(3)...25 { t.apply(T.message(id).tombstone) }
+        // A phone at past 2 asking for 5: not stuck on 23 removed messages.
+        #expect(Self.ids(t.read(past: 2, limit: 5)) == [26, 27, 28, 29, 30])
+        #expect(Self.ids(t.read(past: 30, limit: 5)) == [])
+    }
+
+    @Test func fewerShownThanAskedReadsThroughUnlessTheWholeHistoryIsHere() {
+        var partial = T.timeline(101...110)
+        partial.apply(T.message(110).tombstone)
+        #expect(partial.read(past: 0, limit: 10) == .needsHistory, "older messages may make up the count")
+        #expect(Self.ids(partial.read(past: 0, limit: 9)) == Array(MessageID(101)...109))
+        var whole = T.timeline(1...5)
+        whole.apply(T.message(5).tombstone)
+        #expect(Self.ids(whole.read(past: 0, limit: 10)) == [1, 2, 3, 4])
+    }
+
+    @Test func aRemovalIsFinalWhateverTheOrderOfArrival() {
+        var t = T.timeline(1...3)
+        // The tombstone of 5 arrives before 4 and 5 themselves.
+        t.apply(T.message(5).tombstone)
+        t.apply(T.message(4))
+        t.apply(T.message(5))
+        #expect(t.head == 5)
+        #expect(Self.ids(t.read(past: 3, limit: 5)) == [4])
+        // The message again after its tombstone (an outbox relay's second announcement): still removed.
+        t.apply(T.message(2).tombstone)
+        t.apply(T.message(2))
+        #expect(Self.ids(t.read(past: 0, limit: 5)) == [1, 3, 4])
+    }
+
+    @Test func aLoadedHistoryMayHoldTombstones() {
+        var messages = T.messages(1...4)
+        messages[1] = messages[1].tombstone
+        let t = RoomTimeline(history: MessageHistory(room: 1, head: 4, messages: messages), capacity: 200)
+        #expect(Self.ids(t.read(past: 0, limit: 10)) == [1, 3, 4])
+        #expect(t.head == 4)
+        #expect(!t.hasGap)
+    }
+
+    @Test func subscribersLearnTheRemovalsSinceTheirCursor() {
+        var t = RoomTimeline(
+            history: MessageHistory(room: 1, head: 5, messages: T.messages(1...5)), capacity: 200, epoch: 7)
+        let (none, start) = t.removals(since: nil)
+        #expect(none.isEmpty, "a new subscriber starts where things stand")
+        t.apply(T.message(2).tombstone)
+        t.apply(T.message(4).tombstone)
+        let (first, next) = t.removals(since: start)
+        #expect(first == [2, 4])
+        #expect(t.removals(since: next).ids.isEmpty)
+        t.apply(T.message(1).tombstone)
+        #expect(t.removals(since: next).ids == [1])
+        // A cursor of an earlier timeline of the room (evicted, loaded again): all that is kept.
+        #expect(t.removals(since: RemovalCursor(epoch: 3, count: 1)).ids == [2, 4, 1])
+    }
+
+    @Test func trimmingKeepsTheTombstoneCountRight() {
+        var t = T.timeline(nil, capacity: 4)
+        for id in MessageID(1)...6 { t.apply(id == 2 ? T.message(id).tombstone : T.message(id)) }
+        // The window was trimmed past the tombstone: plain reads again.
+        #expect(Self.ids(t.read(past: 2, limit: 10)) == [3, 4, 5, 6])
+        t.apply(T.message(5).tombstone)
+        #expect(Self.ids(t.read(past: 2, limit: 10)) == [3, 4, 6])
+    }
+}
