@@ -110,6 +110,27 @@ public enum AdminAPI {
         public init(sessions: [SessionView]) { self.sessions = sessions }
     }
 
+    public struct RenameSessionRequest: Codable, Sendable {
+        public var nick: String
+        public var reason: String?
+        public init(nick: String, reason: String? = nil) {
+            self.nick = nick
+            self.reason = reason
+        }
+    }
+
+    /// A session after an operator's change (its full id: the operator named it).
+    public struct SessionChangedResponse: Codable, Sendable {
+        public var id: String
+        public var nick: String
+        public var ended: Bool
+        public init(_ info: SessionInfo) {
+            id = info.id.value
+            nick = info.nick
+            ended = info.ended
+        }
+    }
+
     /// Exactly one of `nick` and `session`.
     public struct BanRequest: Codable, Sendable {
         public var nick: String?

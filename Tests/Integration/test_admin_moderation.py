@@ -12,7 +12,7 @@ import pytest
 from admin_support import admin_url, api, assert_api_error, bootstrap_admin, login
 from api_support import EventStream, call
 from geochat_support.db import sql
-from geochat_support.protocol import create, messages, say, start, unique_topic
+from geochat_support.protocol import assert_error, chat, create, messages, say, start, unique_nick, unique_topic
 from geochat_support.waiting import wait_until
 
 
@@ -128,3 +128,35 @@ def test_geochat_admin_removes_messages(stack, admin, tmp_path):
     wait_until(lambda: ids(a, room) == [], message="all removed")
     missing = geochat_admin("messages", "remove", str(room), "77")
     assert missing.returncode != 0 and "no message 77" in missing.stderr
+
+
+def test_an_operator_ends_and_renames_sessions(stack, admin):
+    a, b = stack["gateways"][:2]
+    token = admin["token"]
+    nick = unique_nick()
+    phone, other = start(a, nick), start(b, nick + "x")
+    room = create(a, phone, 0.35, 0.45, 12, unique_topic())["id"]
+    listed = api(b, "GET", "sessions?nick=" + nick, token=token).json["sessions"]
+    assert phone in [s["id"] for s in listed]
+
+    renamed = api(b, "PUT", f"sessions/{phone}", {"nick": "Renamed" + nick[-4:], "reason": "offensive nick"}, token=token)
+    assert renamed.status == 200 and renamed.json["nick"] == "Renamed" + nick[-4:], renamed
+    say(a, phone, room, "after the rename")
+    wait_until(lambda: [m["user"] for m in messages(b, room)] == ["Renamed" + nick[-4:]], message="the new nick")
+    assert_api_error(api(b, "PUT", f"sessions/{phone}", {"nick": "<b>"}, token=token), 400, "invalid_nick")
+
+    ended = api(a, "DELETE", f"sessions/{phone}?reason=abuse", token=token)
+    assert ended.status == 200 and ended.json["ended"] is True, ended
+    for gateway in (a, b):
+        wait_until(lambda: chat(gateway, cmd="say", sessionid=phone, chatid=room, msg="x").status == 403,
+                   timeout=5, message="the ended session refused on " + gateway)
+        assert_error(chat(gateway, cmd="say", sessionid=phone, chatid=room, msg="x"), 403, "invalid_session")
+    assert chat(a, cmd="say", sessionid=other, chatid=room, msg="still here").status == 200, "other sessions go on"
+    assert_api_error(api(a, "DELETE", f"sessions/{phone}", token=token), 404, "not_found")
+    assert_api_error(api(a, "DELETE", "sessions/not-a-session", token=token), 400, "bad_request")
+    audit = sql(stack, "SELECT action, outcome, detail FROM session.audit_log "
+                       f"WHERE actor = '{admin['name']}' AND action IN ('end-session', 'rename-session') ORDER BY id")
+    assert ["rename-session", "ok", f"nick Renamed{nick[-4:]}; reason: offensive nick"] in audit, audit
+    assert ["end-session", "ok", f"nick Renamed{nick[-4:]}; reason: abuse"] in audit
+    assert ["end-session", "refused"] in [row[:2] for row in audit]
+    assert all(phone not in row[2] for row in audit), "a session id is a secret: the audit keeps a prefix"

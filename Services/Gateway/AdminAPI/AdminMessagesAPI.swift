@@ -74,7 +74,7 @@ extension AdminEndpoints {
         return text
     }
 
-    private static func detail(_ reason: String, _ outcome: String) -> String {
+    static func detail(_ reason: String, _ outcome: String) -> String {
         reason.isEmpty ? outcome : "\(outcome); reason: \(reason)"
     }
 }

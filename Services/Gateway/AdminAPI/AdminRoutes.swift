@@ -30,6 +30,8 @@ struct AdminRoutes: Sendable {
         admin.get("expiry/runs/:job", use: authenticated(endpoints.expiryRun))
 
         admin.get("sessions", use: authenticated(endpoints.sessions))
+        admin.put("sessions/:session", use: authenticated(endpoints.renameSession))
+        admin.delete("sessions/:session", use: authenticated(endpoints.endSession))
 
         admin.get("bans", use: authenticated(endpoints.bans))
         admin.post("bans", use: authenticated(endpoints.ban))
