@@ -5,8 +5,8 @@ import GeoChatDomain
 struct Rooms: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "List or search rooms (last visit, members, messages), show one, export its transcript, or remove one now.",
-        subcommands: [List.self, Show.self, Export.self, Remove.self], defaultSubcommand: List.self)
+            "List or search rooms (last visit, members, messages), show one, export its transcript, change one, or remove one now.",
+        subcommands: [List.self, Show.self, Export.self, Change.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rooms, most recently visited first.")
@@ -81,6 +81,37 @@ struct Rooms: AsyncParsableCommand {
                 after = next.rawValue
             }
             if format == .json { print("]}") }
+        }
+    }
+
+    struct Change: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a room's topic, move it, or change its zoom level; every gateway's map follows.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The room id.") var room: Int64
+        @Option(help: "The new topic.") var topic: String?
+        @Option(help: "The new place's latitude (with --longitude).") var latitude: Double?
+        @Option(help: "The new place's longitude (with --latitude).") var longitude: Double?
+        @Option(help: "The new zoom level (0-17).") var zoom: Int?
+        @Option(help: "Why (kept in the audit log).") var reason = ""
+
+        func validate() throws {
+            guard (latitude == nil) == (longitude == nil) else {
+                throw ValidationError("give both --latitude and --longitude, or neither")
+            }
+            guard topic != nil || latitude != nil || zoom != nil else {
+                throw ValidationError("give at least one of --topic, --latitude/--longitude, --zoom")
+            }
+        }
+
+        func run() async throws {
+            let request = AdminAPI.ChangeRoomRequest(
+                topic: topic, latitude: latitude, longitude: longitude, zoom: zoom,
+                reason: reason.isEmpty ? nil : reason)
+            let room = try await connection.client().send(
+                "PATCH", "rooms/\(room)", body: request, as: AdminAPI.ChangedRoomResponse.self)
+            print(
+                "room \(room.id): \(Format.safe(room.topic)) at \(room.latitude), \(room.longitude), zoom \(room.zoom)")
         }
     }
 

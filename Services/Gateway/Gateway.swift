@@ -99,7 +99,8 @@ struct Gateway: Sendable {
         AdminRoutes(
             endpoints: AdminEndpoints(
                 backend: AdminBackend(services: adminServices, gateway: instance, logger: logger), sessions: sessions,
-                presence: presence, messages: messages, settings: settings, throttle: LoginThrottle(), keys: adminKeys,
+                presence: presence, messages: messages, rooms: rooms, settings: settings, throttle: LoginThrottle(),
+                keys: adminKeys,
                 logger: logger),
             pathPrefix: settings.pathPrefix
         ).register(on: router)

@@ -28,7 +28,7 @@ struct RoomLifecycleFeed: Sendable {
                     // Expiry batches: expiry itself has the messages removed with
                     // `removeRooms` and records that it did; repeating it here would
                     // double the work of a large run.
-                    case .joined, .left, .removedRooms: break
+                    case .changed, .joined, .left, .removedRooms: break
                     }
                     consumer.markProcessed(record)
                     break

@@ -11,6 +11,7 @@ final class InMemoryRoomStore: RoomStore {
         var creator: SessionID?
         var createdAtMs: Int64
         var lastVisitedMs: Int64
+        var changedAtMs: Int64?
         var isLobby: Bool
         var members: [SessionID: Member] = [:]
     }
@@ -84,6 +85,7 @@ final class InMemoryRoomStore: RoomStore {
                 .filter { room in
                     guard let changes else { return true }
                     return room.info.id > changes.above || (room.lastVisitedMs >= changes.sinceMs && !room.isLobby)
+                        || (room.changedAtMs ?? .min) >= changes.sinceMs
                 }
                 .sorted { $0.info.id < $1.info.id }.prefix(limit)
                 .map { IndexedRoom(room: $0.info, visitedAtMs: $0.lastVisitedMs) }
@@ -259,6 +261,21 @@ final class InMemoryRoomStore: RoomStore {
             state.removed[room] = state.removed[room] ?? reason
             state.removedAtMs[room] = state.removedAtMs[room] ?? now()
             return Announced(.removed, event: try stage(.removed(room: room, reason: reason)))
+        }
+    }
+
+    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
+        -> Announced<AdminChange>
+    {
+        try state.withLock { state in
+            guard var found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
+            if found.isLobby { return Announced(.lobby, event: nil) }
+            found.info.topic = topic ?? found.info.topic
+            found.info.position = position ?? found.info.position
+            found.info.zoom = zoom ?? found.info.zoom
+            found.changedAtMs = now()
+            state.rooms[room] = found
+            return Announced(.changed(found.info), event: try stage(.changed(found.info)))
         }
     }
 }

@@ -55,4 +55,31 @@ extension PostgresRoomStore {
             return Announced(.noSuchRoom, event: nil)
         }
     }
+
+    /// Changes what is given of a room's topic, place and zoom level, and
+    /// stages its `changed` event in the same transaction. The lobby is left alone.
+    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
+        -> Announced<AdminChange>
+    {
+        let z = zoom.map { Int16($0.value) }
+        return try await database.client.withTransaction(logger: database.logger) { tx in
+            let rows = try await tx.query(
+                """
+                UPDATE rooms.rooms SET topic = coalesce(\(topic), topic), x = coalesce(\(position?.x), x),
+                    y = coalesce(\(position?.y), y), z = coalesce(\(z), z), changed_at = now()
+                WHERE id = \(room) AND NOT is_lobby RETURNING x, y, z, topic
+                """, logger: database.logger)
+            for try await (x, y, z, topic) in rows.decode((Double, Double, Int16, String).self) {
+                guard let position = MercatorPoint(x: x, y: y), let zoom = ZoomLevel(Int(z)) else { break }
+                let info = RoomInfo(id: room, position: position, zoom: zoom, topic: topic)
+                let event = try await PostgresEventOutbox.stage(
+                    try EncodedEvent(RoomEvent.changed(info)), service: Self.service, on: tx, logger: database.logger)
+                return Announced(.changed(info), event: event)
+            }
+            let lobby = try await tx.query(
+                "SELECT 1 FROM rooms.rooms WHERE id = \(room) AND is_lobby", logger: database.logger)
+            for try await _ in lobby.decode(Int32.self) { return Announced(.lobby, event: nil) }
+            return Announced(.noSuchRoom, event: nil)
+        }
+    }
 }

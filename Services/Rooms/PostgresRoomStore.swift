@@ -81,6 +81,12 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
         Migration(
             8, "memberships of removed rooms are deleted by the removal, one statement a batch",
             ["ALTER TABLE rooms.memberships DROP CONSTRAINT memberships_room_id_fkey"]),
+        Migration(
+            9, "operators' changes of rooms, for a gateway catching up after its room snapshot",
+            [
+                "ALTER TABLE rooms.rooms ADD COLUMN changed_at timestamptz",
+                "CREATE INDEX rooms_changed ON rooms.rooms (changed_at) WHERE changed_at IS NOT NULL",
+            ]),
     ]
 
     /// Deletes the memberships of rooms this transaction has just deleted, as
@@ -173,8 +179,8 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     /// One row of six arrays, not a row per room: decoding a row costs far more
     /// than an array element, and a gateway's start-up reads every room
     /// (4,000 rows took half a second in the debug build, docs/benchmarks.md).
-    /// A change window's two conditions each have an index (the primary key,
-    /// `rooms_idle`); without a window `$4` is null and they are not looked at.
+    /// A change window's three conditions each have an index (the primary key,
+    /// `rooms_idle`, `rooms_changed`); without a window `$4` is null and they are not looked at.
     func page(after: RoomID, before: RoomID?, changes: RoomChangeWindow?, limit: Int) async throws -> [IndexedRoom] {
         let since = changes.map { WallClock.date($0.sinceMs) }
         let rows = try await client.query(
@@ -186,7 +192,7 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
             FROM (SELECT id, x, y, z, topic, last_visited_at FROM rooms.rooms
                   WHERE id > \(after) AND id < \(before ?? .max)
                     AND (\(since)::timestamptz IS NULL OR id > \(changes?.above ?? 0)
-                         OR (last_visited_at >= \(since) AND NOT is_lobby))
+                         OR (last_visited_at >= \(since) AND NOT is_lobby) OR changed_at >= \(since))
                   ORDER BY id LIMIT \(limit)) page
             """, logger: logger)
         var rooms: [IndexedRoom] = []

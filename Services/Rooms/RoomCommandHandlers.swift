@@ -83,6 +83,7 @@ struct RoomCommandHandlers: Sendable {
             return try await store.adminList(search: text, limit: min(max(command.limit, 1), 1000))
         }
         handlers.on(RemoveRoom.self, sealedWith: operatorSeal) { command, _ in try await remove(command) }
+        handlers.on(ChangeRoom.self, sealedWith: operatorSeal) { command, _ in try await change(command) }
         return handlers
     }
 
@@ -157,6 +158,21 @@ struct RoomCommandHandlers: Sendable {
             logger.info(
                 "room removed", metadata: ["room": "\(command.room)", "reason": "admin", "admin": "\(command.by)"])
             return Done()
+        }
+    }
+
+    func change(_ command: ChangeRoom) async throws -> RoomInfo {
+        let change = try await store.change(
+            command.room, topic: command.topic?.value, position: command.position, zoom: command.zoom)
+        switch change.value {
+        case .lobby:
+            throw ProtocolError(.badParam, "the lobby room cannot be changed")
+        case .noSuchRoom:
+            throw ProtocolError.noSuchChat
+        case .changed(let room):
+            await outbox.announceAndWait(change.event)
+            logger.info("room changed", metadata: ["room": "\(command.room)", "admin": "\(command.by)"])
+            return room
         }
     }
 }

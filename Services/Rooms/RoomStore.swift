@@ -59,9 +59,18 @@ protocol RoomStore: Sendable {
         -> Announced<(all: [RoomID], new: [RoomID])>
     func adminList(search: String, limit: Int) async throws -> [AdminRoom]
     func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval>
+    /// An operator's change of a room's topic, place or zoom level (nil: kept), with its `changed`
+    /// event staged in the same transaction; a changed room is in the change windows of `page`.
+    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
+        -> Announced<AdminChange>
 }
 
 enum AdminRemoval { case removed, noSuchRoom, lobby }
+
+enum AdminChange: Equatable {
+    case changed(RoomInfo)
+    case noSuchRoom, lobby
+}
 
 enum RoomRules {
     /// A room's last visit is written again only once it is this old: says

@@ -36,6 +36,47 @@ public enum AdminAPI {
         }
     }
 
+    /// What to change of a room (absent: kept): its topic, its place (both
+    /// `latitude` and `longitude`), its zoom level; `reason` for the audit.
+    public struct ChangeRoomRequest: Codable, Sendable {
+        public var topic: String?
+        public var latitude: Double?
+        public var longitude: Double?
+        public var zoom: Int?
+        public var reason: String?
+        public init(
+            topic: String? = nil, latitude: Double? = nil, longitude: Double? = nil, zoom: Int? = nil,
+            reason: String? = nil
+        ) {
+            self.topic = topic
+            self.latitude = latitude
+            self.longitude = longitude
+            self.zoom = zoom
+            self.reason = reason
+        }
+    }
+
+    /// A room as it is after an operator's change.
+    public struct ChangedRoomResponse: Codable, Sendable {
+        public var id: RoomID
+        public var topic: String
+        public var latitude: Double
+        public var longitude: Double
+        public var x: Double
+        public var y: Double
+        public var zoom: Int
+        public init(_ room: RoomInfo) {
+            let place = GeoPoint(room.position)
+            id = room.id
+            topic = room.topic
+            latitude = place.latitude
+            longitude = place.longitude
+            x = room.position.x
+            y = room.position.y
+            zoom = room.zoom.value
+        }
+    }
+
     public struct RemovedResponse: Codable, Sendable {
         public var removed: RoomID
         public init(removed: RoomID) { self.removed = removed }

@@ -12,7 +12,8 @@ import pytest
 from admin_support import admin_url, api, assert_api_error, bootstrap_admin, login
 from api_support import EventStream, call
 from geochat_support.db import sql
-from geochat_support.protocol import assert_error, chat, create, messages, say, start, unique_nick, unique_topic
+from geochat_support.protocol import (assert_error, chat, create, messages, rooms_in, say, start, unique_nick,
+    unique_topic)
 from geochat_support.waiting import wait_until
 
 
@@ -160,3 +161,43 @@ def test_an_operator_ends_and_renames_sessions(stack, admin):
     assert ["end-session", "ok", f"nick Renamed{nick[-4:]}; reason: abuse"] in audit
     assert ["end-session", "refused"] in [row[:2] for row in audit]
     assert all(phone not in row[2] for row in audit), "a session id is a secret: the audit keeps a prefix"
+
+
+def test_an_operator_changes_a_rooms_topic_place_and_zoom_on_every_gateway(stack, admin):
+    a, b = stack["gateways"][:2]
+    token = admin["token"]
+    phone = start(a)
+    topic = unique_topic()
+    room = create(a, phone, 0.612, 0.388, 10, topic)["id"]
+
+    def found(gateway, x, y, z, wanted):
+        box = dict(lon1=x - 0.001, lat1=y - 0.001, lon2=x + 0.001, lat2=y + 0.001, minz=z, maxz=z)
+        return [r for r in rooms_in(chat(gateway, cmd="chats", **box)) if r["topic"] == wanted]
+
+    wait_until(lambda: len(found(b, 0.612, 0.388, 10, topic)) == 1, message="the room on B")
+    changed = api(a, "PATCH", f"rooms/{room}", {"topic": "Moved here", "latitude": 48.85, "longitude": 2.35,
+                                                 "zoom": 12, "reason": "wrong place"}, token=token)
+    assert changed.status == 200, changed
+    moved = changed.json
+    assert moved["topic"] == "Moved here" and moved["zoom"] == 12 and abs(moved["latitude"] - 48.85) < 1e-9
+    for gateway in (a, b):
+        wait_until(lambda: len(found(gateway, moved["x"], moved["y"], 12, "Moved here")) == 1, timeout=5,
+                   message="the room at its new place on " + gateway)
+        assert found(gateway, 0.612, 0.388, 10, topic) == [], "and no longer at the old one"
+        assert call(gateway, "GET", f"/rooms/{room}").json["topic"] == "Moved here"
+    say(b, phone, room, "still the same room")
+    assert [m["text"] for m in messages(a, room)] == ["still the same room"]
+
+    topic_only = api(b, "PATCH", f"rooms/{room}", {"topic": "Renamed again"}, token=token)
+    assert topic_only.status == 200 and topic_only.json["zoom"] == 12 and topic_only.json["topic"] == "Renamed again"
+    for bad in ({}, {"latitude": 10}, {"zoom": 18}, {"topic": ""}, {"latitude": 89.9, "longitude": 0},
+                {"topic": "x" * 500}):
+        response = api(a, "PATCH", f"rooms/{room}", bad, token=token)
+        assert response.status == 400, (bad, response)
+    assert_api_error(api(a, "PATCH", "rooms/999999", {"topic": "nowhere"}, token=token), 404, "not_found")
+    lobby = sql(stack, "SELECT id FROM rooms.rooms WHERE is_lobby")[0][0]
+    assert_api_error(api(a, "PATCH", f"rooms/{lobby}", {"topic": "no"}, token=token), 400, "bad_request")
+    assert call(a, "GET", f"/rooms/{room}").json["topic"] == "Renamed again", "refused changes change nothing"
+    audit = sql(stack, "SELECT outcome, detail FROM session.audit_log "
+                       f"WHERE actor = '{admin['name']}' AND action = 'change-room' AND target = 'room {room}' ORDER BY id")
+    assert audit[0] == ["ok", "topic Moved here, place, zoom 12; reason: wrong place"], audit

@@ -151,6 +151,7 @@ import Testing
         let kinds = events.published(RoomEvent.self).map { event -> String in
             switch event {
             case .created: "created"
+            case .changed: "changed"
             case .joined: "joined"
             case .left: "left"
             case .removed, .removedRooms: "removed"
@@ -190,6 +191,25 @@ import Testing
             try await send(operators.sealed(RemoveRoom(room: lobby.id, by: "admin")))
         }
         #expect(try await send(LookupRoom(room: lobby.id)) == lobby)
+    }
+
+    @Test func anAdminChangeIsSealedAndAnnounced() async throws {
+        let room = try await create("Misplaced")
+        let topic = try RoomTopic(checking: "Put right")
+        let change = ChangeRoom(room: room.id, topic: topic, position: nil, zoom: ZoomLevel(3), by: "root")
+        var retargeted = operators.sealed(ChangeRoom(room: 1, topic: topic, position: nil, zoom: nil, by: "root"))
+        retargeted.room = room.id
+        for forged in [change, TestKeys.operatorSeal().sealed(change), retargeted] {
+            await #expect(throws: RequestError.self, "a forged change changes nothing") { try await send(forged) }
+        }
+        #expect(try await send(LookupRoom(room: room.id)) == room)
+        let changed = try await send(operators.sealed(change))
+        #expect(changed.topic == "Put right" && changed.zoom == ZoomLevel(3) && changed.position == room.position)
+        #expect(events.published(RoomEvent.self).last == .changed(changed))
+        #expect(try await send(LookupRoom(room: room.id)) == changed)
+        await #expect(throws: RequestError.refused(.noSuchChat)) {
+            try await send(operators.sealed(ChangeRoom(room: 999, topic: topic, position: nil, zoom: nil, by: "root")))
+        }
     }
 
     @Test func anAdminRemovalRemovesAndAnnouncesIt() async throws {

@@ -14,6 +14,7 @@ struct AdminEndpoints: Sendable {
     let sessions: SessionDirectory
     let presence: PresenceTracker
     let messages: MessageReadModel
+    let rooms: RoomMap
     let settings: GatewaySettings
     let throttle: LoginThrottle
     /// Refused bearer tokens from one client address through this gateway: at

@@ -55,6 +55,54 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.RemovedResponse(removed: id))
     }
 
+    /// `PATCH rooms/{room}` with `ChangeRoomRequest`: a new topic, place or
+    /// zoom level; what is absent stays. This gateway's index changes at once,
+    /// the others' on the `changed` event.
+    func changeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
+        let id = try roomID(call)
+        let body = try await AdminJSON.body(AdminAPI.ChangeRoomRequest.self, of: call.request)
+        var topic: RoomTopic?
+        if let text = body.topic {
+            do throws(ProtocolError) { topic = try RoomTopic(checking: text) } catch { throw AdminFailure(error) }
+        }
+        var position: MercatorPoint?
+        switch (body.latitude, body.longitude) {
+        case (nil, nil): break
+        case (let latitude?, let longitude?):
+            guard let place = MercatorPoint(longitude: longitude, latitude: latitude) else {
+                throw .badRequest("'latitude' must be within ±85.05° and 'longitude' within ±180°")
+            }
+            position = place
+        default: throw .badRequest("give both 'latitude' and 'longitude', or neither")
+        }
+        var zoom: ZoomLevel?
+        if let level = body.zoom {
+            guard let valid = ZoomLevel(level) else { throw .badRequest("'zoom' must be from 0 to 17") }
+            zoom = valid
+        }
+        guard topic != nil || position != nil || zoom != nil else {
+            throw .badRequest("give at least one of 'topic', 'latitude' and 'longitude', 'zoom'")
+        }
+        let reason = try Self.reason(body.reason)
+        let source = clientAddress(call.request, call.context)
+        let change = ChangeRoom(room: id, topic: topic, position: position, zoom: zoom, by: call.name)
+        let room: RoomInfo
+        do {
+            room = try await backend.send(keys.operatorCommands.sealed(change))
+        } catch {
+            await backend.audit(
+                call.name, "change-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused",
+                Self.detail(reason, error.message), source: source)
+            throw error
+        }
+        rooms.changed(room)
+        let what = [
+            topic.map { "topic \($0.value)" }, position.map { _ in "place" }, zoom.map { "zoom \($0.value)" },
+        ].compactMap { $0 }.joined(separator: ", ")
+        await backend.audit(call.name, "change-room", "room \(id)", "ok", Self.detail(reason, what), source: source)
+        return AdminJSON.response(AdminAPI.ChangedRoomResponse(room))
+    }
+
     func roomID(_ call: AdminCall) throws(AdminFailure) -> RoomID {
         guard let raw = call.parameter("room"), let id = RoomID(raw), id > 0 else {
             throw .badRequest("the room id must be a positive integer")

@@ -21,6 +21,7 @@ struct AdminRoutes: Sendable {
         admin.get("rooms", use: authenticated(endpoints.rooms))
         admin.get("rooms/:room", use: authenticated(endpoints.room))
         admin.delete("rooms/:room", use: authenticated(endpoints.removeRoom))
+        admin.patch("rooms/:room", use: authenticated(endpoints.changeRoom))
         admin.get("rooms/:room/transcript", use: authenticated(endpoints.transcript))
         admin.delete("rooms/:room/messages/:message", use: authenticated(endpoints.removeMessage))
         admin.post("messages/removals", use: authenticated(endpoints.removeSessionMessages))

@@ -56,6 +56,8 @@ package struct EventFeed: Sendable {
                     rooms.created(room, atMs: WallClock.nowMs())
                     // After the index has it: the creator's next `chats` here finds it.
                     if let request = envelope?.answers { requests.answered(request, by: room) }
+                case .changed(let room)?:
+                    rooms.changed(room)
                 case .joined(let room, _, _)?:
                     rooms.visited(room, atMs: WallClock.nowMs())
                     membersChanged(room)

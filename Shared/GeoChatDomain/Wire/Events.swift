@@ -27,6 +27,8 @@ public enum SessionEvent: WireEvent, Equatable {
 
 public enum RoomEvent: WireEvent, Equatable {
     case created(RoomInfo)
+    /// An operator changed its topic, place or zoom level: the room as it is now.
+    case changed(RoomInfo)
     case removed(room: RoomID, reason: String)
     /// Many rooms removed at once (an expiry batch); gateways answer 404 for them.
     case removedRooms(rooms: [RoomID], reason: String)
@@ -38,7 +40,7 @@ public enum RoomEvent: WireEvent, Equatable {
 
     public var partitionKey: String {
         switch self {
-        case .created(let info): String(info.id)
+        case .created(let info), .changed(let info): String(info.id)
         case .removed(let room, _), .joined(let room, _, _), .left(let room, _): String(room)
         // A batch is one record: it goes where its first room's events go.
         case .removedRooms(let rooms, _): rooms.first.map { String($0) } ?? ""

@@ -196,6 +196,36 @@ public struct RemoveRoom: RoomsWireCommand, OperatorCommand {
     }
 }
 
+/// An operator's change of a room: its topic, its place, its zoom level (each
+/// nil stays as it is). Answered with the room as it is now; every gateway's
+/// index follows the `changed` event. The lobby is not changed. Sealed
+/// (`OperatorSeal`): refused without it.
+public struct ChangeRoom: RoomsWireCommand, OperatorCommand {
+    public typealias Reply = RoomInfo
+    public static let name = "adminChange"
+    public var room: RoomID
+    public var topic: RoomTopic?
+    public var position: MercatorPoint?
+    public var zoom: ZoomLevel?
+    public var by: String
+    public var seal: String?
+    public var partitionKey: String? { String(room) }
+    public var sealedFields: [String] {
+        [
+            String(room), topic?.value ?? "", position.map { "\($0.x),\($0.y)" } ?? "",
+            zoom.map { String($0.value) } ?? "", by,
+        ]
+    }
+
+    public init(room: RoomID, topic: RoomTopic?, position: MercatorPoint?, zoom: ZoomLevel?, by: String) {
+        self.room = room
+        self.topic = topic
+        self.position = position
+        self.zoom = zoom
+        self.by = by
+    }
+}
+
 /// Gateways load their room index page by page at start: every room with an
 /// id above `after` and below `before` (none: no upper bound), ascending, at
 /// most `limit` (capped at `maxLimit`), with its last visit. A gateway pages
@@ -318,6 +348,6 @@ extension WireCommands {
         CreateRoom.self, FindRooms.self, LookupRoom.self, ListRoomsPage.self, ListRemovedRooms.self, TallyRooms.self,
         HighestRoomID.self, LocateLobby.self, JoinRoom.self, JoinBySaying.self, LeaveRoom.self, RenameMemberships.self,
         EndMemberships.self, ListMembers.self, MarkPresent.self, SelectIdleRooms.self, RemoveIdleRooms.self,
-        ListRoomsForAdmin.self, RemoveRoom.self,
+        ListRoomsForAdmin.self, RemoveRoom.self, ChangeRoom.self,
     ]
 }

@@ -97,14 +97,23 @@ package struct RoomIndex {
         places.insert(slot, records)
     }
 
+    /// A known room's new topic, place or zoom level (an operator's change); its last visit stays.
+    package mutating func replace(_ room: RoomInfo) {
+        guard let visited = visitedAtMs(room.id), self.room(room.id) != room else { return }
+        remove(room.id)
+        upsert(room, visitedAtMs: visited)
+    }
+
     /// `upsert` of each, the new rooms merged into each grid in one pass (a page of
-    /// the start-up load: room by room, each would move a grid's tail).
+    /// the start-up load: room by room, each would move a grid's tail). A known
+    /// room whose topic, place or zoom level differ is changed (`replace`).
     package mutating func upsert(contentsOf rooms: [IndexedRoom]) {
         var added: [Int32] = []
         var byZoom = [[Int32]](repeating: [], count: levels.count)
         var visits: [IndexedRoom] = []
         for entry in rooms {
             if contains(entry.room.id) {
+                replace(entry.room)
                 visits.append(entry)
             } else {
                 let slot = store(entry.room, entry.visitedAtMs)

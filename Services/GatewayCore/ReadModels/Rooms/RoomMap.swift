@@ -18,6 +18,8 @@ package final class RoomMap: Sendable {
         var removedWhileLoading: Set<RoomID> = []
         /// Visits of rooms not in the index yet (their page has not come).
         var visitsWhileLoading: [RoomID: Int64] = [:]
+        /// Operators' changes seen while loading: a page read before one cannot undo it.
+        var changedWhileLoading: [RoomID: RoomInfo] = [:]
     }
 
     private let state = Mutex(State())
@@ -71,6 +73,14 @@ package final class RoomMap: Sendable {
         }
     }
 
+    /// An operator changed the room's topic, place or zoom level.
+    package func changed(_ room: RoomInfo) {
+        state.withLock { state in
+            if !state.loaded { state.changedWhileLoading[room.id] = room }
+            state.index.replace(room)
+        }
+    }
+
     /// A join or a message: the room was visited.
     package func visited(_ room: RoomID, atMs: Int64) {
         state.withLock { state in
@@ -95,6 +105,7 @@ package final class RoomMap: Sendable {
             var rooms: [IndexedRoom] = []
             rooms.reserveCapacity(page.count)
             for var entry in page where !state.removedWhileLoading.contains(entry.room.id) {
+                if let changed = state.changedWhileLoading[entry.room.id] { entry.room = changed }
                 entry.visitedAtMs = max(
                     entry.visitedAtMs, state.visitsWhileLoading.removeValue(forKey: entry.room.id) ?? 0)
                 rooms.append(entry)
@@ -138,6 +149,7 @@ package final class RoomMap: Sendable {
             state.loaded = true
             state.removedWhileLoading = []
             state.visitsWhileLoading = [:]
+            state.changedWhileLoading = [:]
         }
     }
 

@@ -143,4 +143,34 @@ import Testing
         map.removed([1])
         #expect(map.rooms(in: RegionQuery(box: box, zooms: 5...5, cap: 10))?.map(\.id) == [3, 4])
     }
+
+    @Test func anOperatorsChangeMovesARoomAndKeepsItsVisit() {
+        var index = RoomIndex()
+        let place = MercatorPoint(x: 0.25, y: 0.75)!
+        let room = RoomInfo(id: 7, position: place, zoom: ZoomLevel(8)!, topic: "Before")
+        index.upsert(room, visitedAtMs: 1_000)
+        let moved = RoomInfo(id: 7, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(12)!, topic: "After")
+        index.replace(moved)
+        #expect(index.room(7) == moved)
+        #expect(index.visitedAtMs(7) == 1_000)
+        #expect(index.count == 1)
+        let old = MercatorBox(MercatorPoint(x: 0.2, y: 0.7)!, MercatorPoint(x: 0.3, y: 0.8)!)
+        #expect(index.rooms(in: RegionQuery(box: old, zooms: 0...17, cap: 10)).isEmpty)
+        let new = MercatorBox(MercatorPoint(x: 0.49, y: 0.49)!, MercatorPoint(x: 0.51, y: 0.51)!)
+        #expect(index.rooms(in: RegionQuery(box: new, zooms: 12...12, cap: 10)).map(\.id) == [7])
+        // A page of the start-up catch-up that holds the change does the same.
+        index.upsert(contentsOf: [IndexedRoom(room: room, visitedAtMs: 2_000)])
+        #expect(index.room(7) == room)
+        #expect(index.visitedAtMs(7) == 2_000)
+    }
+
+    @Test func aChangeSeenWhileLoadingIsNotUndoneByAnOlderPage() {
+        let map = RoomMap()
+        let room = RoomInfo(id: 9, position: MercatorPoint(x: 0.25, y: 0.75)!, zoom: ZoomLevel(8)!, topic: "Before")
+        let changed = RoomInfo(id: 9, position: MercatorPoint(x: 0.5, y: 0.5)!, zoom: ZoomLevel(8)!, topic: "After")
+        map.changed(changed)
+        map.load([IndexedRoom(room: room, visitedAtMs: 1_000)])
+        map.finishLoading()
+        #expect(map.room(9) == changed)
+    }
 }
