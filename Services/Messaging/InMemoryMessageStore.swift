@@ -9,6 +9,7 @@ final class InMemoryMessageStore: MessageStore {
         var messages: [ChatMessage] = []
         var authors: [SessionID?] = []
         var removed = false
+        var removedMessages: Int64 = 0
     }
 
     private struct State {
@@ -27,7 +28,7 @@ final class InMemoryMessageStore: MessageStore {
     func state(of room: RoomID) async throws -> RoomLogState {
         state.withLock { state in
             guard let log = state.logs[room] else { return .unknown }
-            return log.removed ? .removed : .open(head: log.messages.last?.id ?? 0)
+            return log.removed ? .removed : .open(head: log.messages.last?.id ?? 0, removed: log.removedMessages)
         }
     }
 
@@ -66,7 +67,7 @@ final class InMemoryMessageStore: MessageStore {
         state.withLock { state in
             rooms.compactMap { room in
                 guard let log = state.logs[room], !log.removed else { return nil }
-                return RoomHead(room: room, head: log.messages.last?.id ?? 0)
+                return RoomHead(room: room, head: log.messages.last?.id ?? 0, removed: log.removedMessages)
             }
         }
     }
@@ -142,6 +143,7 @@ final class InMemoryMessageStore: MessageStore {
             for (room, index, _) in taken {
                 let tombstone = state.logs[room]!.messages[index].tombstone
                 state.logs[room]!.messages[index] = tombstone
+                state.logs[room]!.removedMessages += 1
                 if state.outbox[MessageRef(tombstone)] == nil { state.outbox[MessageRef(tombstone)] = now }
                 tombstones.append(tombstone)
             }

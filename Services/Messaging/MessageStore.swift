@@ -86,7 +86,8 @@ extension MessageStored: OutboxEntry {
 
 enum RoomLogState: Equatable {
     case unknown
-    case open(head: MessageID)
+    /// `removed`: how many of its messages operators removed (`RoomHead.removed`).
+    case open(head: MessageID, removed: Int64 = 0)
     case removed
 }
 

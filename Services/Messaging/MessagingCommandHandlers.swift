@@ -111,11 +111,15 @@ struct MessagingCommandHandlers: Sendable {
     }
 
     func history(_ command: ReadHistory, _ context: CommandContext) async throws -> MessageHistory {
-        guard case .open(let head) = try await openLog(command.room, context) else { throw ProtocolError.noSuchChat }
+        // The count first: a removal between the two reads makes it low (one needless reload of the
+        // gateway's timeline), never high (a removal missed for good).
+        guard case .open(let head, let removed) = try await openLog(command.room, context) else {
+            throw ProtocolError.noSuchChat
+        }
         let messages = try await store.history(
             room: command.room, head: head, after: command.after,
             limit: min(max(command.limit, 1), Limits.maxMessageLimit), skipRemoved: command.skipRemoved ?? false)
-        return MessageHistory(room: command.room, head: head, messages: messages)
+        return MessageHistory(room: command.room, head: head, messages: messages, removed: removed)
     }
 
     /// An operator's removal: the tombstones are committed with their outbox
@@ -127,7 +131,7 @@ struct MessagingCommandHandlers: Sendable {
         }
         if case .message(let room, let id) = command.selection {
             // Not there at all is an error; removed already is no change (a retry finds it so).
-            guard case .open(let head) = try await store.state(of: room), id >= 1, id <= head else {
+            guard case .open(let head, _) = try await store.state(of: room), id >= 1, id <= head else {
                 throw ProtocolError(.noSuchChat, "no message \(id) in room \(room)")
             }
         }

@@ -68,6 +68,9 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 CREATE INDEX messages_by_session ON messaging.messages (author_session, added_at)
                 WHERE author_session IS NOT NULL
                 """,
+                // How many of a room's messages were removed: the head check's second number, by which a
+                // gateway that missed a removal's event finds it (`RoomHead.removed`).
+                "ALTER TABLE messaging.room_logs ADD COLUMN removed_count bigint NOT NULL DEFAULT 0",
             ]),
     ]
 
@@ -77,9 +80,11 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
 
     func state(of room: RoomID) async throws -> RoomLogState {
         let rows = try await client.query(
-            "SELECT last_id, removed_at IS NOT NULL FROM messaging.room_logs WHERE room_id = \(room)", logger: logger)
-        for try await (head, removed) in rows.decode((MessageID, Bool).self) {
-            return removed ? .removed : .open(head: head)
+            """
+            SELECT last_id, removed_at IS NOT NULL, removed_count FROM messaging.room_logs WHERE room_id = \(room)
+            """, logger: logger)
+        for try await (head, removed, removedMessages) in rows.decode((MessageID, Bool, Int64).self) {
+            return removed ? .removed : .open(head: head, removed: removedMessages)
         }
         return .unknown
     }
@@ -215,11 +220,12 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         guard !rooms.isEmpty else { return [] }
         let rows = try await client.query(
             """
-            SELECT room_id, last_id FROM messaging.room_logs WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
+            SELECT room_id, last_id, removed_count FROM messaging.room_logs
+            WHERE room_id = ANY(\(rooms)) AND removed_at IS NULL
             """, logger: logger)
         var heads: [RoomHead] = []
-        for try await (room, head) in rows.decode((RoomID, MessageID).self) {
-            heads.append(RoomHead(room: room, head: head))
+        for try await (room, head, removed) in rows.decode((RoomID, MessageID, Int64).self) {
+            heads.append(RoomHead(room: room, head: head, removed: removed))
         }
         return heads
     }
@@ -287,7 +293,10 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                 UPDATE messaging.messages m SET text = '', removed_at = now() FROM chosen c
                 WHERE m.room_id = c.room_id AND m.id = c.id
                 RETURNING m.room_id, m.id, m.nick, m.added_at),
-            queued AS (INSERT INTO messaging.outbox (room_id, id) SELECT room_id, id FROM removed ON CONFLICT DO NOTHING)
+            queued AS (INSERT INTO messaging.outbox (room_id, id) SELECT room_id, id FROM removed ON CONFLICT DO NOTHING),
+            counted AS (
+                UPDATE messaging.room_logs l SET removed_count = l.removed_count + c.n
+                FROM (SELECT room_id, count(*) AS n FROM removed GROUP BY room_id) c WHERE l.room_id = c.room_id)
             SELECT room_id, id, nick, added_at FROM removed ORDER BY room_id, id
             """, logger: logger)
         var tombstones: [ChatMessage] = []

@@ -45,7 +45,7 @@ import Testing
         #expect(one.map(\.id) == [2])
         #expect(one.allSatisfy { $0.removed && $0.text.isEmpty })
         #expect(try await store.remove(.message(room: room, id: 2), limit: 1).isEmpty, "removed already")
-        #expect(try await store.state(of: room) == .open(head: 6), "the head and the ids stay")
+        #expect(try await store.state(of: room) == .open(head: 6, removed: 1), "the head and the ids stay")
 
         // A timeline's read: dense, the tombstone in its place. A reader's: without it, `limit` counting the others.
         let dense = try await store.history(room: room, head: 6, after: 0, limit: 3, skipRemoved: false)
@@ -68,6 +68,11 @@ import Testing
         #expect(try await store.remove(.bySession(spammer, room: room, sinceMs: 0), limit: 2).isEmpty)
         #expect(
             try await store.history(room: room, head: 6, after: 0, limit: 10, skipRemoved: true).map(\.id) == [4, 6])
+        #expect(
+            try await store.heads([room, other]) == [
+                RoomHead(room: room, head: 6, removed: 4), RoomHead(room: other, head: 1),
+            ],
+            "the head check's second number: how many were removed")
         // From a time on: nothing stored after an hour from now.
         let future = WallClock.nowMs() + 3_600_000
         #expect(try await store.remove(.bySession(spammer, room: nil, sinceMs: future), limit: 10).isEmpty)

@@ -54,11 +54,15 @@ public struct MessageHistory: Codable, Sendable, Equatable {
     /// The room's highest stored id when the history was read (0 for none yet).
     public var head: MessageID
     public var messages: [ChatMessage]
+    /// How many of the room's messages operators had removed when it was read (nil from an older
+    /// messaging service): a timeline's start for the head check's second number (`RoomHead.removed`).
+    public var removed: Int64?
 
-    public init(room: RoomID, head: MessageID, messages: [ChatMessage]) {
+    public init(room: RoomID, head: MessageID, messages: [ChatMessage], removed: Int64? = nil) {
         self.room = room
         self.head = head
         self.messages = messages
+        self.removed = removed
     }
 }
 
@@ -82,22 +86,27 @@ public struct ReadHeads: MessagingWireCommand {
 
 /// On the wire a pair `[room, head]`, not an object: a gateway reads the heads
 /// of every room it serves every few seconds, and the keys were half of the
-/// bytes an idle phone cost Kafka (docs/capacity.md).
+/// bytes an idle phone cost Kafka (docs/capacity.md). A room with messages
+/// removed by operators has a third number, how many: a gateway that missed a
+/// removal's event finds it by it (`[room, head, removed]`).
 public struct RoomHead: Codable, Sendable, Equatable {
     public var room: RoomID
     public var head: MessageID
+    public var removed: Int64
 
-    public init(room: RoomID, head: MessageID) {
+    public init(room: RoomID, head: MessageID, removed: Int64 = 0) {
         self.room = room
         self.head = head
+        self.removed = removed
     }
 
     public init(from decoder: any Decoder) throws {
         var pair = try decoder.unkeyedContainer()
         room = try pair.decode(RoomID.self)
         head = try pair.decode(MessageID.self)
+        removed = pair.isAtEnd ? 0 : try pair.decode(Int64.self)
         guard pair.isAtEnd else {
-            throw DecodingError.dataCorruptedError(in: pair, debugDescription: "a room head is [room, head]")
+            throw DecodingError.dataCorruptedError(in: pair, debugDescription: "a room head is [room, head, removed?]")
         }
     }
 
@@ -105,5 +114,6 @@ public struct RoomHead: Codable, Sendable, Equatable {
         var pair = encoder.unkeyedContainer()
         try pair.encode(room)
         try pair.encode(head)
+        if removed > 0 { try pair.encode(removed) }
     }
 }

@@ -104,12 +104,14 @@ import Testing
         #expect(ProtocolError.Code.unavailable.httpStatus == 503)
     }
 
-    @Test func aRoomHeadTravelsAsAPair() throws {
-        let heads = [RoomHead(room: 1_234_567, head: 57), RoomHead(room: 2, head: 0)]
+    @Test func aRoomHeadTravelsAsAPairOrWithItsRemovalsATriple() throws {
+        let heads = [
+            RoomHead(room: 1_234_567, head: 57), RoomHead(room: 2, head: 0), RoomHead(room: 3, head: 9, removed: 4),
+        ]
         let json = String(decoding: try JSONEncoder().encode(heads), as: UTF8.self)
-        #expect(json == "[[1234567,57],[2,0]]")
+        #expect(json == "[[1234567,57],[2,0],[3,9,4]]")
         #expect(try JSONDecoder().decode([RoomHead].self, from: Data(json.utf8)) == heads)
-        for bad in ["[[1]]", "[[1,2,3]]", "[{\"room\":1,\"head\":2}]", "[[\"1\",2]]"] {
+        for bad in ["[[1]]", "[[1,2,3,4]]", "[{\"room\":1,\"head\":2}]", "[[\"1\",2]]", "[[1,2,\"3\"]]"] {
             #expect(throws: DecodingError.self, "\(bad)") {
                 try JSONDecoder().decode([RoomHead].self, from: Data(bad.utf8))
             }

@@ -238,7 +238,12 @@ package final class MessageReadModel: Sendable {
             }
         }
         Self.headChecks["done"].increment()
-        for room in mutate({ $0.timelines.headsRead(heads) }) { startGapFill(room) }
+        let (fills, dropped) = mutate { state in
+            (state.timelines.headsRead(heads), state.timelines.droppedByHeadCheck)
+        }
+        for room in fills { startGapFill(room) }
+        // Their subscribers read again: the room loads with the removal their events missed.
+        for room in dropped { signals.ring(room, .messages) }
         return true
     }
 
@@ -255,6 +260,9 @@ package final class MessageReadModel: Sendable {
         }
         if after.gapsByHead > before.gapsByHead {
             Self.gaps["head"].increment(by: after.gapsByHead - before.gapsByHead)
+        }
+        if after.removalsByHead > before.removalsByHead {
+            Self.gaps["removal"].increment(by: after.removalsByHead - before.removalsByHead)
         }
         if after.overflowed > before.overflowed {
             Self.gaps["overflow"].increment(by: after.overflowed - before.overflowed)

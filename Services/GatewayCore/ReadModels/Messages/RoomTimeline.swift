@@ -34,8 +34,12 @@ package struct RoomTimeline: Sendable {
     private var tombstones = 0
     /// The ids of the latest removals that arrived, oldest first, at most `maxRemovals`.
     private var removedIDs: [MessageID] = []
-    /// Every removal that arrived since the timeline was made.
+    /// Every removal that arrived since the timeline was made (and the tombstones it was loaded with).
     private var removalCount = 0
+    /// How many of the room's messages are known removed: the owner's count when the history was
+    /// read, and each removal since of a message this timeline could tell was not removed before.
+    /// The head check compares it with the owner's (`RoomHead.removed`).
+    package private(set) var removedKnown: Int64
     /// Tells this timeline from an earlier one of the same room (a cursor of the earlier one starts over).
     package let epoch: UInt64
 
@@ -61,6 +65,9 @@ package struct RoomTimeline: Sendable {
         }
         known = history.head
         tombstones = window.count { $0.removed }
+        removedKnown = history.removed ?? 0
+        // A subscriber of an earlier timeline of the room (evicted, or dropped by the head check) learns these.
+        for message in window where message.removed { noteRemoval(message.id) }
     }
 
     package var hasGap: Bool { known > head }
@@ -116,13 +123,18 @@ package struct RoomTimeline: Sendable {
                 if !window[index].removed {
                     window[index] = message
                     tombstones += 1
+                    removedKnown += 1
                 }
             }
+            // An older message's removal: whether the owner's count has it already cannot be told here;
+            // the head check finds out (and loads the room again if it differs).
         } else if message.id == head + 1 {
+            if message.removed && pending[message.id]?.removed != true { removedKnown += 1 }
             append(pending.removeValue(forKey: message.id).flatMap { $0.removed ? $0 : nil } ?? message)
             while let next = pending.removeValue(forKey: head + 1) { append(next) }
         } else {
             known = max(known, message.id)
+            if message.removed && pending[message.id]?.removed != true { removedKnown += 1 }
             if pending.count < Self.maxPending || pending[message.id] != nil {
                 if pending[message.id]?.removed != true { pending[message.id] = message }
             } else {

@@ -22,6 +22,8 @@ package struct RoomTimelines: Sendable {
         package var gapsByEvent = 0
         /// Gaps found by the head check: a message whose event did not come.
         package var gapsByHead = 0
+        /// Rooms loaded again because the head check found a removal whose event did not come.
+        package var removalsByHead = 0
         /// Messages beyond the pending bound, left to the gap fill.
         package var overflowed = 0
         package var fetches = 0
@@ -52,6 +54,10 @@ package struct RoomTimelines: Sendable {
     /// Committed heads above ours seen at the last head check; still above at
     /// the next one, they are gaps (not events on their way).
     private var suspectedHeads: [RoomID: MessageID] = [:]
+    /// The same for the owners' counts of removed messages (`RoomHead.removed`).
+    private var suspectedRemovals: [RoomID: Int64] = [:]
+    /// The rooms the latest head reading dropped, to be loaded again (their subscribers are woken).
+    package private(set) var droppedByHeadCheck: [RoomID] = []
     package private(set) var counts = Counts()
     /// Rooms removed lately that were not in `rooms`, one sorted list per event
     /// (8 bytes a room: an expiry run removes up to millions). A load that read
@@ -294,12 +300,27 @@ package struct RoomTimelines: Sendable {
     /// to start.
     /// Rooms whose owner's head was above the timeline's at the latest reading:
     /// a second reading of these alone confirms or clears them.
-    package var suspectedRooms: [RoomID] { suspectedHeads.keys.sorted() }
+    package var suspectedRooms: [RoomID] { Set(suspectedHeads.keys).union(suspectedRemovals.keys).sorted() }
 
+    /// A count of removed messages above the timeline's at two readings in a row is a removal whose
+    /// event this gateway did not get: the room is dropped (`droppedByHeadCheck`), and its next poll
+    /// loads it again, tombstones included.
     package mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
         var fills: [RoomID] = []
         var suspected: [RoomID: MessageID] = [:]
+        var suspectedRemoved: [RoomID: Int64] = [:]
+        droppedByHeadCheck = []
         for reading in heads {
+            if case .loaded(let timeline, _)? = rooms[reading.room], reading.removed > timeline.removedKnown {
+                if let earlier = suspectedRemovals[reading.room], earlier > timeline.removedKnown {
+                    rooms[reading.room] = nil
+                    gapFills[reading.room] = nil
+                    counts.removalsByHead += 1
+                    droppedByHeadCheck.append(reading.room)
+                    continue
+                }
+                suspectedRemoved[reading.room] = reading.removed
+            }
             guard case .loaded(var timeline, let polled)? = rooms[reading.room], reading.head > timeline.known else {
                 continue
             }
@@ -313,6 +334,7 @@ package struct RoomTimelines: Sendable {
             suspected[reading.room] = reading.head
         }
         suspectedHeads = suspected
+        suspectedRemovals = suspectedRemoved
         return fills
     }
 

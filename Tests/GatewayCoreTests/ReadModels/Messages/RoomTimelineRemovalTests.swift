@@ -88,4 +88,60 @@ import Testing
         t.apply(T.message(5).tombstone)
         #expect(Self.ids(t.read(past: 2, limit: 10)) == [3, 4, 6])
     }
+
+    @Test func theRemovalsKnownStartAtTheOwnersCountAndGrowByWhatIsNew() {
+        var t = RoomTimeline(
+            history: MessageHistory(room: 1, head: 5, messages: T.messages(1...5), removed: 3), capacity: 200)
+        #expect(t.removedKnown == 3)
+        t.apply(T.message(2).tombstone)
+        t.apply(T.message(2).tombstone)
+        #expect(t.removedKnown == 4, "a second copy of a removal is not a second removal")
+        t.apply(T.message(7).tombstone)
+        t.apply(T.message(7).tombstone)
+        t.apply(T.message(6).tombstone)
+        #expect(t.removedKnown == 6, "ahead of a gap, or just above the head: new")
+        #expect(t.head == 7)
+    }
+}
+
+/// The head check's second number: a removal whose event never came.
+@Suite struct RemovalHeadCheckTests {
+    static let room: RoomID = 1
+
+    static func loaded(removed: Int64) -> RoomTimelines {
+        var t = RoomTimelines()
+        let now = ContinuousClock.now
+        guard case .startLoad(let load, _) = t.poll(room: room, past: 0, limit: 10, now: now) else {
+            Issue.record("no load")
+            return t
+        }
+        _ = t.historyLoaded(
+            MessageHistory(room: room, head: 3, messages: RoomTimelineTests.messages(1...3), removed: removed),
+            by: load,
+            now: now)
+        return t
+    }
+
+    @Test func aCountAboveOursTwiceInARowDropsTheRoomToBeLoadedAgain() {
+        var t = Self.loaded(removed: 1)
+        #expect(t.headsRead([RoomHead(room: Self.room, head: 3, removed: 1)]) == [])
+        #expect(t.droppedByHeadCheck.isEmpty)
+        #expect(t.headsRead([RoomHead(room: Self.room, head: 3, removed: 2)]) == [], "maybe its event is on its way")
+        #expect(t.suspectedRooms == [Self.room])
+        #expect(t.droppedByHeadCheck.isEmpty)
+        #expect(t.headsRead([RoomHead(room: Self.room, head: 3, removed: 2)]) == [])
+        #expect(t.droppedByHeadCheck == [Self.room], "it did not come")
+        #expect(t.counts.removalsByHead == 1)
+        #expect(t.wouldLoad(Self.room, now: .now), "the next poll loads it, with the tombstone")
+    }
+
+    @Test func aRemovalWhoseEventCameMeanwhileChangesNothing() {
+        var t = Self.loaded(removed: 0)
+        _ = t.headsRead([RoomHead(room: Self.room, head: 3, removed: 1)])
+        _ = t.messageArrived(RoomTimelineTests.message(2).tombstone)
+        _ = t.headsRead([RoomHead(room: Self.room, head: 3, removed: 1)])
+        #expect(t.droppedByHeadCheck.isEmpty)
+        #expect(!t.wouldLoad(Self.room, now: .now))
+        #expect(t.suspectedRooms.isEmpty)
+    }
 }
