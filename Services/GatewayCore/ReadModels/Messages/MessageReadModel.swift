@@ -91,7 +91,13 @@ package final class MessageReadModel: Sendable {
             case .unavailable: throw .unavailable
             case .readThrough(let after, let limit):
                 try beforeReadingThrough()
-                return try await source.history(room: room, after: after, limit: limit, skipRemoved: true).messages
+                let history = try await source.history(room: room, after: after, limit: limit, skipRemoved: true)
+                if after == nil {
+                    state.withLock {
+                        $0.timelines.readThrough(room, latest: limit, shown: history.messages, readHead: history.head)
+                    }
+                }
+                return history.messages
             case .wait(let task): if let error = await task.value { throw error }
             case .admitLoad:
                 try beforeLoading()

@@ -25,6 +25,9 @@ package struct RoomTimeline: Sendable {
     private var pending: [MessageID: ChatMessage] = [:]
     /// True while `window` holds the room's whole history (it starts at id 1).
     package private(set) var holdsWholeHistory: Bool
+    /// True while no message below `window` is shown (all of them removed: a spammer's room cleared),
+    /// learned from a read-through (`nothingShownBelow(firstShown:readHead:)`): reads then stay in memory.
+    package private(set) var nothingShownBelowWindow = false
     package let capacity: Int
     /// Messages that arrived ahead of a gap and were not held (beyond
     /// `maxPending`); the gap fill brings them (they are above `head`, below `known`).
@@ -84,20 +87,29 @@ package struct RoomTimeline: Sendable {
         if past >= head { return .messages([]) }
         guard let first = window.first else { return .needsHistory }
         if past == 0 {
+            let complete = holdsWholeHistory || nothingShownBelowWindow
             if tombstones == 0 {
-                return window.count >= limit || holdsWholeHistory ? .messages(window.suffix(limit)) : .needsHistory
+                return window.count >= limit || complete ? .messages(window.suffix(limit)) : .needsHistory
             }
             var shown: [ChatMessage] = []
             for message in window.reversed() where !message.removed {
                 shown.append(message)
                 if shown.count == limit { break }
             }
-            return shown.count == limit || holdsWholeHistory ? .messages(ArraySlice(shown.reversed())) : .needsHistory
+            return shown.count == limit || complete ? .messages(ArraySlice(shown.reversed())) : .needsHistory
         }
-        guard past + 1 >= first.id else { return .needsHistory }
-        let start = Int(past + 1 - first.id)
+        guard past + 1 >= first.id || nothingShownBelowWindow else { return .needsHistory }
+        let start = Int(max(past + 1, first.id) - first.id)
         if tombstones == 0 { return .messages(window[start..<min(window.count, start + limit)]) }
         return .messages(ArraySlice(window[start...].lazy.filter { !$0.removed }.prefix(limit)))
+    }
+
+    /// A read-through of the latest messages answered fewer than it asked for: those are every message
+    /// shown up to `readHead`. If none is below the window (and the read reached the window), nothing
+    /// below it is shown, and never will be (ids grow; removals only take away): polls stay in memory.
+    package mutating func nothingShownBelow(firstShown: MessageID?, readHead: MessageID) {
+        guard let first = window.first, first.id <= readHead + 1 else { return }
+        if firstShown.map({ $0 >= first.id }) ?? true { nothingShownBelowWindow = true }
     }
 
     /// The ids removed since `cursor` (nil: none, only where things stand now),
@@ -171,6 +183,7 @@ package struct RoomTimeline: Sendable {
             tombstones -= window[..<cut].count { $0.removed }
             window.removeFirst(cut)
             holdsWholeHistory = false
+            nothingShownBelowWindow = false
         }
     }
 }

@@ -208,6 +208,15 @@ package struct RoomTimelines: Sendable {
         }
     }
 
+    /// A read-through of the room's latest `limit` (`readThrough(after: nil, …)`) answered `shown`, read
+    /// up to `readHead`: fewer than asked means nothing else is shown, which the timeline keeps.
+    package mutating func readThrough(_ room: RoomID, latest limit: Int, shown: [ChatMessage], readHead: MessageID) {
+        guard shown.count < limit, case .loaded(var timeline, let polled)? = rooms[room] else { return }
+        rooms[room] = nil  // uniquely referenced while it changes
+        timeline.nothingShownBelow(firstShown: shown.first?.id, readHead: readHead)
+        rooms[room] = .loaded(timeline, lastPolled: polled)
+    }
+
     /// The message ids removed in a room held here since `cursor` (`RoomTimeline.removals(since:)`);
     /// nil when the room is not held (a subscriber's next read loads it, or answers 404).
     package func removals(of room: RoomID, since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor)? {

@@ -41,6 +41,25 @@ import Testing
         #expect(Self.ids(whole.read(past: 0, limit: 10)) == [1, 2, 3, 4])
     }
 
+    @Test func aClearedRoomIsAnsweredFromMemoryOnceAReadThroughShowedNothingBelow() {
+        var t = T.timeline(101...110)
+        for id in MessageID(101)...110 { t.apply(T.message(id).tombstone) }
+        #expect(t.read(past: 0, limit: 5) == .needsHistory, "older messages may be shown")
+        // The owner's answer: nothing shown at all (or only what the window holds).
+        t.nothingShownBelow(firstShown: nil, readHead: 110)
+        #expect(Self.ids(t.read(past: 0, limit: 5)) == [])
+        #expect(Self.ids(t.read(past: 3, limit: 5)) == [], "a phone far behind: nothing to read below either")
+        t.apply(T.message(111))
+        #expect(Self.ids(t.read(past: 0, limit: 5)) == [111])
+        #expect(Self.ids(t.read(past: 50, limit: 5)) == [111])
+        var older = T.timeline(101...110)
+        older.nothingShownBelow(firstShown: 42, readHead: 110)
+        #expect(older.read(past: 0, limit: 20) == .needsHistory, "message 42 below the window is shown")
+        var stale = T.timeline(101...110)
+        stale.nothingShownBelow(firstShown: nil, readHead: 90)
+        #expect(stale.read(past: 0, limit: 20) == .needsHistory, "a read that did not reach the window proves nothing")
+    }
+
     @Test func aRemovalIsFinalWhateverTheOrderOfArrival() {
         var t = T.timeline(1...3)
         // The tombstone of 5 arrives before 4 and 5 themselves.
