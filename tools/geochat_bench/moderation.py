@@ -18,6 +18,7 @@ every gateway and a push stream on the other gateway had sent `removed`: p50/p99
 import argparse
 import http.client
 import json
+import os
 import threading
 import time
 import urllib.parse
@@ -29,7 +30,8 @@ from geochat_support.protocol import Client, create, say, start
 from geochat_support.stack import read_stack_env
 from geochat_support.stats import percentile
 
-from .expiry import Poller
+from .expiry import Poller, print_cores
+from .idle_cpu import processes, sample
 
 
 def ms(values, p):
@@ -138,9 +140,14 @@ def part_one(stack, gateways, token, args):
     for p in pollers:
         p.start()
     time.sleep(3)
+    named = processes(stack["STATE_DIR"])
+    named["bench driver (pollers)"] = os.getpid()
     phase[0] = "baseline"
+    cpu = {"baseline": [(time.monotonic(), sample(named))]}
     time.sleep(args.baseline_s)
+    cpu["baseline"].append((time.monotonic(), sample(named)))
     phase[0] = "during"
+    cpu["during"] = [(time.monotonic(), sample(named))]
     began = time.monotonic()
     removed, requests = 0, 0
     while True:
@@ -154,6 +161,7 @@ def part_one(stack, gateways, token, args):
     answered = time.monotonic() - began
     clients = [Client(g) for g in gateways]
     gone = wait_for(lambda: all(shown_ids(c, r) == [] for c in clients for r in rooms), 60, 0.02)
+    cpu["during"].append((time.monotonic(), sample(named)))
     phase[0] = "after"
     time.sleep(1)
     stop.set()
@@ -174,6 +182,7 @@ def part_one(stack, gateways, token, args):
               f"max={max(values, default=0) * 1000:.1f} ms")
     if base and during:
         print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
+    print_cores(cpu, named)
 
 
 def part_two(stack, gateways, token, args):
