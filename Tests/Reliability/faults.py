@@ -15,7 +15,11 @@ PostgreSQL, what the protocol promises:
   fault window reach a floor (`--ack-floor`, default a quarter of the rate
   acknowledged before the first fault; the issue's target is a half);
 - every poller saw every stored message of the rooms it follows, in order
-  (the polling contract: never an id below one it already saw);
+  (the polling contract: never an id below one it already saw), but those an
+  operator removed: an operator removes acknowledged messages throughout the
+  load (`Remover`); a removed message is not lost, every acknowledged removal
+  is stored (a tombstone), and no poller is shown a removed message longer than
+  `--max-visibility-s` after its removal was acknowledged;
 - no `say` answered with an error is stored (the 503 that says "the outcome is
   unknown", and connection errors, are counted apart: stored at most once);
 - each restart is followed by the service answering again (recovery time);
@@ -32,6 +36,7 @@ import threading
 import time
 import uuid
 
+from geochat_support import admin
 from geochat_support.protocol import Client, create_room, message_ids_and_texts, start_session, success_id_in
 from geochat_support.stack import Stack
 from geochat_support.stats import percentile
@@ -52,6 +57,8 @@ class Record:
         self.polls = 0
         self.poll_errors = 0
         self.order_violations = []
+        # One row per removal asked for: (room, id, t_start, status, removed count or None, t_answered)
+        self.removals = []
 
 
 class Poster(threading.Thread):
@@ -141,6 +148,7 @@ class Poller(threading.Thread):
         self.clients = [Client(g) for g in gateways]
         self.seen = {r: [] for r in rooms}      # ids in the order seen
         self.texts = {}                         # (room, id) -> text
+        self.seen_at = {}                       # (room, id) -> wall time it was shown
         self.last = {r: 0 for r in rooms}
         self.turn = index
 
@@ -158,6 +166,7 @@ class Poller(threading.Thread):
                 continue
             self.seen[room].append(msg_id)
             self.texts[(room, msg_id)] = text
+            self.seen_at[(room, msg_id)] = time.time()
             self.last[room] = msg_id
 
     def run(self):
@@ -170,6 +179,41 @@ class Poller(threading.Thread):
             rest = self.interval - (time.monotonic() - began)
             if rest > 0:
                 time.sleep(rest)
+
+
+class Remover(threading.Thread):
+    """An operator removing acknowledged messages during the load, one at a time through the admin
+    API of each gateway in turn (a message said at least `age` seconds before, in a room the
+    watchers do not follow, so the visibility figure stays about new messages)."""
+
+    def __init__(self, operators, token, record, unwatched, interval, stop, age=2.0):
+        super().__init__(daemon=True)
+        self.operators, self.token, self.record = operators, token, record
+        self.unwatched, self.interval, self.stop, self.age = set(unwatched), interval, stop, age
+
+    def run(self):
+        rng = random.Random(41)
+        turn = 0
+        chosen = set()
+        while not self.stop.wait(self.interval):
+            now = time.time()
+            candidates = [s for s in self.record.says[-2000:] if s[5] == 200 and s[7] and s[1] in self.unwatched
+                          and s[10] < now - self.age and (s[1], s[7]) not in chosen]
+            if not candidates:
+                continue
+            say = rng.choice(candidates)
+            room, msg_id = say[1], say[7]
+            chosen.add((room, msg_id))
+            turn += 1
+            began = time.time()
+            try:
+                out = admin.request(self.operators[turn % len(self.operators)], "DELETE",
+                                    f"rooms/{room}/messages/{msg_id}?reason=fault+harness", token=self.token,
+                                    timeout=10)
+                status, removed = out.status, (out.json.get("removed") if out.status == 200 else None)
+            except OSError:
+                status, removed = None, None
+            self.record.removals.append((room, msg_id, began, status, removed, time.time()))
 
 
 class Churn(threading.Thread):
@@ -366,9 +410,15 @@ def analyse(stack, run_tag, record, pollers, watchers, faults, timing, args):
     for room, msg_id, text in rows:
         stored.setdefault(text, []).append((int(room), int(msg_id)))
     acked = [s for s in record.says if s[5] == 200]
+    # What operators removed: tombstones, their text gone; a removed message is not lost.
+    tombstones = {(int(room), int(msg_id)) for room, msg_id in stack.sql(
+        "SELECT room_id, id FROM messaging.messages WHERE removed_at IS NOT NULL")}
+    removals_acked = [r for r in record.removals if r[3] == 200]
+    removal_lost = [r for r in removals_acked if r[4] == 1 and (r[0], r[1]) not in tombstones]
+    removed_at = {(r[0], r[1]): r[5] for r in removals_acked}
     refused = [s for s in record.says if s[5] is not None and s[5] != 200 and not s[8]]
     unknown = [s for s in record.says if s[8]]
-    lost = [s for s in acked if s[0] not in stored]
+    lost = [s for s in acked if s[0] not in stored and (s[1], s[7]) not in tombstones]
     wrong_id = [s for s in acked if s[0] in stored and stored[s[0]] != [(s[1], s[7])]]
     duplicated = [t for t, places in stored.items() if len(places) > 1]
     refused_but_stored = [s for s in refused if s[0] in stored]
@@ -380,13 +430,29 @@ def analyse(stack, run_tag, record, pollers, watchers, faults, timing, args):
     for s in acked:
         acked_by_room.setdefault(s[1], set()).add(s[7])
     misses, missed_acked, text_mismatch = 0, 0, 0
+    removed_shown = []
+    # After the load, every room read whole through every gateway: removed ones absent, the others all there.
+    removed_in_final, missing_in_final, unread_in_final = [], [], 0
+    for (g, room), ids in timing["final_reads"].items():
+        if ids is None:
+            unread_in_final += 1
+            continue
+        gone, shown = {msg_id for r, msg_id in tombstones if r == room}, set(ids)
+        removed_in_final += [(g, room, msg_id) for msg_id in ids if msg_id in gone]
+        missing_in_final += [(g, room, msg_id) for msg_id in range(2, heads.get(room, 0) + 1)
+                             if msg_id not in gone and msg_id not in shown]
     texts_by_place = {place: t for t, places in stored.items() for place in places}
     for p in pollers:
         for room in p.rooms:
             seen = set(p.seen[room])
-            expected = set(range(1, heads.get(room, 0) + 1))
+            gone = {msg_id for r, msg_id in tombstones if r == room}
+            expected = set(range(1, heads.get(room, 0) + 1)) - gone
             misses += len(expected - seen)
-            missed_acked += len(acked_by_room.get(room, set()) - seen)
+            missed_acked += len((acked_by_room.get(room, set()) - gone) - seen)
+            for msg_id in seen & gone:
+                acknowledged = removed_at.get((room, msg_id))
+                if acknowledged is not None and p.seen_at[(room, msg_id)] > acknowledged + args.max_visibility_s:
+                    removed_shown.append((p.index, room, msg_id, round(p.seen_at[(room, msg_id)] - acknowledged, 2)))
             for msg_id in seen:
                 want = texts_by_place.get((room, msg_id))
                 if want is not None and p.texts[(room, msg_id)] != want:
@@ -437,6 +503,12 @@ def analyse(stack, run_tag, record, pollers, watchers, faults, timing, args):
         "rooms_followed": sum(len(p.rooms) for p in pollers),
         "poll_misses": misses, "poll_misses_of_acknowledged": missed_acked,
         "poll_order_violations": len(record.order_violations), "poll_text_mismatches": text_mismatch,
+        "removals_asked": len(record.removals), "removals_acknowledged": len(removals_acked),
+        "removals_statuses": count_statuses(record.removals),
+        "messages_removed": len(tombstones), "removal_lost": len(removal_lost),
+        "removed_shown_late": len(removed_shown),
+        "final_reads": len(timing["final_reads"]), "final_reads_failed": unread_in_final,
+        "removed_shown_in_final_reads": len(removed_in_final), "missing_in_final_reads": len(missing_in_final),
         "other_requests": len(record.others),
         "statuses": statuses, "connection_errors": conn_errors,
         "max_503_latency_s": round(max(lat_503), 2) if lat_503 else None,
@@ -447,8 +519,39 @@ def analyse(stack, run_tag, record, pollers, watchers, faults, timing, args):
         "unrecovered": sum(1 for f in faults.results if f["recovery_s"] is None),
         "crashes": count_crashes(stack),
         "samples": {"lost": lost[:5], "duplicated": duplicated[:5], "refused_but_stored": refused_but_stored[:5],
-                    "order_violations": record.order_violations[:5], "wrong_id": wrong_id[:5]},
+                    "order_violations": record.order_violations[:5], "wrong_id": wrong_id[:5],
+                    "removal_lost": removal_lost[:5], "removed_shown_late": removed_shown[:5],
+                    "removed_shown_in_final_reads": removed_in_final[:5], "missing_in_final_reads": missing_in_final[:5]},
     }
+
+
+def final_reads(gateways, rooms):
+    """Every room read through every gateway after the load, page by page from `past` 1 (`past` 0
+    means the latest page, so id 1 is left out): {(gateway index, room): [ids shown]}."""
+    shown = {}
+    for g, url in enumerate(gateways):
+        client = Client(url, timeout=10)
+        for room in rooms:
+            ids, past = [], 1
+            while True:
+                out = client.chat(cmd="messages", chatid=room, past=past, limit=200)
+                if not out.ok:
+                    ids = None
+                    break
+                page = [msg_id for msg_id, _ in message_ids_and_texts(out.body)]
+                if not page:
+                    break
+                ids += page
+                past = page[-1]
+            shown[(g, room)] = ids
+    return shown
+
+
+def count_statuses(removals):
+    statuses = {}
+    for removal in removals:
+        statuses[str(removal[3])] = statuses.get(str(removal[3]), 0) + 1
+    return statuses
 
 
 def count_codes(says):
@@ -502,6 +605,8 @@ def main():
                     help="fail when a killed instance took this long or longer to answer again")
     ap.add_argument("--max-visibility-s", type=float, default=10.0,
                     help="fail when an acknowledged message took longer to be visible through every live gateway")
+    ap.add_argument("--remove-interval", type=float, default=0.5,
+                    help="seconds between two removals of an acknowledged message by an operator (0: none)")
     ap.add_argument("--only", default=None,
                     help="comma-separated fault targets instead of the schedule (e.g. gateway-2,kafka; empty: none)")
     ap.add_argument("--warmup", type=float, default=None, help="seconds of load before the first fault")
@@ -527,6 +632,11 @@ def main():
                              random.randint(0, 17), f"load room {run_tag} {i}")
         assert r, out.body
         rooms.append(r)
+    name, password, run = admin.bootstrap_admin(stack.env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    operators = stack.env["GATEWAY_ADMIN_URLS"].split()
+    login = admin.request(operators[0], "POST", "login", {"name": name, "password": password})
+    assert login.status == 200, login
     probe_session, _ = start_session(setup, "probe")
     probe_room, _ = create_room(setup, probe_session, 0.5, 0.5, 3, f"probe {run_tag}")
 
@@ -546,8 +656,12 @@ def main():
                       retries=args.retries)
                for i in range(args.posters)]
     churn = Churn(stack.gateways, stop_posts, record)
+    background = [churn]
+    if args.remove_interval > 0:
+        background.append(Remover(operators, login.json["token"], record, rooms[args.watched_rooms:],
+                                  args.remove_interval, stop_posts))
     load_began, warm_began = time.monotonic(), time.time()
-    for t in posters + [churn]:
+    for t in posters + background:
         t.start()
 
     faults = Faults(stack, probe_session, probe_room)
@@ -564,12 +678,14 @@ def main():
     window_ended = time.time()
     time.sleep(5)
     stop_posts.set()
-    for t in posters + [churn]:
+    for t in posters + background:
         t.join(15)
     load_s = time.monotonic() - load_began
     print(f"  load stopped after {load_s:.0f}s; letting pollers catch up", flush=True)
 
-    heads = {int(r): int(h) for r, h in stack.sql("SELECT room_id, last_id FROM messaging.room_logs")}
+    # The highest id a poller can be shown: removed messages are never shown.
+    heads = {int(r): int(h) for r, h in stack.sql(
+        "SELECT room_id, max(id) FROM messaging.messages WHERE removed_at IS NULL GROUP BY room_id")}
 
     def caught_up():
         return (all(p.last[r] >= heads.get(r, 0) for p in pollers for r in p.rooms)
@@ -579,12 +695,17 @@ def main():
     for p in pollers + watchers:
         p.join(15)
 
-    timing = {"load_s": load_s, "warm_began": warm_began, "fault_window": (window_began, window_ended)}
+    timing = {"load_s": load_s, "warm_began": warm_began, "fault_window": (window_began, window_ended),
+              "final_reads": final_reads(stack.gateways, rooms)}
     result = analyse(stack, run_tag, record, pollers, watchers, faults, timing, args)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2, default=str)
     bad = [k for k in ("lost", "duplicated", "wrong_id", "refused_but_stored", "poll_misses", "poll_order_violations",
-                       "poll_text_mismatches", "hangs", "unrecovered", "crashes") if result[k]]
+                       "poll_text_mismatches", "removal_lost", "removed_shown_late", "removed_shown_in_final_reads",
+                       "missing_in_final_reads", "final_reads_failed", "hangs", "unrecovered", "crashes")
+           if result[k]]
+    if args.remove_interval > 0 and not result["removals_acknowledged"]:
+        bad.append("no removal acknowledged")
     if result["outcome_unknown_stored"] > result["outcome_unknown"]:
         bad.append("outcome_unknown_stored")
     if result["max_kill_recovery_s"] is not None and result["max_kill_recovery_s"] >= args.max_recovery_s:

@@ -93,8 +93,21 @@ def main():
         w(row("outcome unknown (no answer in time, connection lost, or 503 \"may or may not\")",
               f"{f['outcome_unknown']}, of which stored: {f['outcome_unknown_stored']} (each at most once)"))
         w(row("polls", f"{f['polls']} by {f['pollers']} pollers ({f['poll_errors']} not answered 200, e.g. during a gateway kill)"))
-        w(row("**poll misses** (a stored id a poller never saw)", f"**{f['poll_misses']}** (of acknowledged: {f['poll_misses_of_acknowledged']})"))
+        w(row("**poll misses** (a stored id a poller never saw; removed ones are not expected)", f"**{f['poll_misses']}** (of acknowledged: {f['poll_misses_of_acknowledged']})"))
         w(row("poll order violations (an id at or below one already seen)", f['poll_order_violations']))
+        if "removals_asked" in f:
+            w(row("removals by an operator during the load (one acknowledged message each, admin API of each "
+                  "gateway in turn)",
+                  f"{f['removals_asked']} asked, {f['removals_acknowledged']} acknowledged "
+                  f"({', '.join(f'{k}: {v}' for k, v in f['removals_statuses'].items()) or 'none'}); "
+                  f"{f['messages_removed']} messages removed in PostgreSQL"))
+            w(row("**removals lost** (acknowledged, no tombstone in PostgreSQL)", f"**{f['removal_lost']}**"))
+            w(row("**removed messages shown late** (a poller shown one over 10 s after its removal was acknowledged)",
+                  f"**{f['removed_shown_late']}**"))
+            w(row("**after the load, every room read whole through every gateway** (from `past` 0, page by page): "
+                  "removed messages shown / others missing",
+                  f"**{f['removed_shown_in_final_reads']} / {f['missing_in_final_reads']}** "
+                  f"({f['final_reads']} reads, {f['final_reads_failed']} not answered)"))
         w(row("answers `503`", f"{f['answers_503']}, slowest {f['max_503_latency_s']} s (request deadline 3 s)"))
         w(row("hangs (no answer or an error later than 5 s)", f['hangs']))
         w(row("connection errors (gateway killed under the client)", f['connection_errors']))
