@@ -28,6 +28,13 @@ struct AdminClient {
         try await send("GET", path, body: Optional<Int>.none, as: type)
     }
 
+    /// A removal or an ending, with the operator's reason (for the audit log) when one is given.
+    func delete<T: Decodable>(_ path: String, reason: String, as type: T.Type) async throws -> T {
+        try await send(
+            "DELETE", path + (reason.isEmpty ? "" : "?reason=" + Format.query(reason)), body: Optional<Int>.none,
+            as: type)
+    }
+
     func send<Body: Encodable, T: Decodable>(_ method: String, _ path: String, body: Body?, as type: T.Type)
         async throws -> T
     {

@@ -17,10 +17,8 @@ struct Messages: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit log).") var reason = ""
 
         func run() async throws {
-            var path = "rooms/\(room)/messages/\(message)"
-            if !reason.isEmpty { path += "?reason=" + Format.query(reason) }
-            let answer = try await connection.client().send(
-                "DELETE", path, body: Optional<Int>.none, as: AdminAPI.MessagesRemovedResponse.self)
+            let answer = try await connection.client().delete(
+                "rooms/\(room)/messages/\(message)", reason: reason, as: AdminAPI.MessagesRemovedResponse.self)
             print(answer.removed == 1 ? "message \(message) in room \(room) removed" : "removed already")
         }
     }

@@ -34,10 +34,8 @@ struct Sessions: AsyncParsableCommand {
         @Option(help: "Why (kept in the audit log).") var reason = ""
 
         func run() async throws {
-            var path = "sessions/" + Format.query(session)
-            if !reason.isEmpty { path += "?reason=" + Format.query(reason) }
-            let ended = try await connection.client().send(
-                "DELETE", path, body: Optional<Int>.none, as: AdminAPI.SessionChangedResponse.self)
+            let ended = try await connection.client().delete(
+                "sessions/" + Format.query(session), reason: reason, as: AdminAPI.SessionChangedResponse.self)
             print("session of \(Format.safe(ended.nick)) ended")
         }
     }

@@ -10,46 +10,19 @@ wait for on a shared machine).
   GEOCHAT_STACK_ENV=.data/bench-expiry/stack.env python -m geochat_bench.expiry [--rooms N] …
 """
 import argparse
-import os
 import re
-import threading
 import time
 import urllib.request
 import uuid
 
 from geochat_support.db import sql
 from geochat_support.expiry import Commands, idle_rooms_statement
-from geochat_support.protocol import Client, chat, create, say, start
+from geochat_support.protocol import chat, create, say, start
 from geochat_support.stack import instance_urls, read_stack_env
-from geochat_support.stats import percentile
 
-from .idle_cpu import TICKS, processes, sample
+from .polling import PollingPhases
 
 IDLE_AGE_S = 60 * 86_400  # well past the default 30-day limit
-
-
-class Poller(threading.Thread):
-    """Polls one live room every `interval` seconds on a keep-alive connection,
-    recording each poll's latency with the phase it fell in."""
-
-    def __init__(self, gateway, room, interval, phase, stop):
-        super().__init__(daemon=True)
-        self.client = Client(gateway, timeout=10)
-        self.room = room
-        self.interval, self.phase, self.stop = interval, phase, stop
-        self.samples = {}  # phase -> [seconds]
-        self.errors = 0
-
-    def run(self):
-        next_at = time.monotonic()
-        while not self.stop.is_set():
-            answer = self.client.chat(cmd="messages", chatid=self.room, past=0, limit=20)
-            if answer.ok:
-                self.samples.setdefault(self.phase[0], []).append(answer.latency)
-            else:
-                self.errors += 1
-            next_at += self.interval
-            time.sleep(max(0.0, next_at - time.monotonic()))
 
 
 def psql(stack, statement):
@@ -70,10 +43,6 @@ def wait_for_the_start_up_job(commands, timeout=120):
             return
         time.sleep(0.5)
     raise SystemExit("the expiry service's start-up job did not finish")
-
-
-def ms(values, p):
-    return f"{percentile(values, p) * 1000:.1f} ms" if values else "n/a"
 
 
 def main():
@@ -114,55 +83,25 @@ def main():
             for _ in range(args.live_rooms)]
     for room in live:
         say(gateways[0], session, room, "alive")
-    phase = ["warmup"]
-    stop = threading.Event()
-    pollers = [Poller(gateways[i % len(gateways)], live[i % len(live)], args.poll_interval, phase, stop)
-               for i in range(args.pollers)]
-    for p in pollers:
-        p.start()
-    time.sleep(3)
-    named = processes(stack["STATE_DIR"])
-    named["bench driver (pollers)"] = os.getpid()
-    phase[0] = "baseline"
-    cpu = {"baseline": [(time.monotonic(), sample(named))]}
-    time.sleep(args.baseline_s)
-    cpu["baseline"].append((time.monotonic(), sample(named)))
-
-    phase[0] = "during"
-    cpu["during"] = [(time.monotonic(), sample(named))]
+    polling = PollingPhases(stack, gateways, live, args.pollers, args.poll_interval)
+    polling.baseline(args.baseline_s)
+    polling.begin()
     job = commands.start_own_run(False, None, "bench")
     job = commands.wait_finished(job["id"], timeout=args.timeout_s)
-    cpu["during"].append((time.monotonic(), sample(named)))
-    phase[0] = "after"
-    time.sleep(1)
-    stop.set()
-    for p in pollers:
-        p.join()
+    polling.end()
+    polling.stop()
     commands.close()
 
-    samples = {}
-    for p in pollers:
-        for name, values in p.samples.items():
-            samples.setdefault(name, []).extend(values)
-    errors = sum(p.errors for p in pollers)
     duration_s = (job["finishedAtMs"] - job["startedAtMs"]) / 1000
     left_rooms = psql1(stack, f"SELECT count(*) FROM rooms.rooms WHERE id >= {first} AND NOT (id = ANY(ARRAY[{','.join(map(str, live))}]::bigint[]))")
     left_messages = psql1(stack, f"SELECT count(*) FROM messaging.messages WHERE room_id >= {first} AND room_id < {min(live)}")
     alive = all(chat(gateways[1], cmd="messages", chatid=room).status == 200 for room in live)
 
-    base, during = samples.get("baseline", []), samples.get("during", [])
     print()
     print(f"job {job['id']}: status {job['status']}, selected {job['selected']}, removed {job['removed']}, "
           f"failed {job['failed']}, duration {duration_s:.1f} s")
     print(f"left of the idle rooms: {left_rooms} rooms, {left_messages} messages; live rooms still answer: {alive}")
-    print(f"pollers: {args.pollers} on {args.live_rooms} live rooms, one poll per {args.poll_interval} s each, "
-          f"{len(gateways)} gateways; failed polls: {errors}")
-    for name, values in (("baseline", base), ("during", during)):
-        print(f"poll latency {name:8s}: n={len(values)} p50={ms(values, 50)} p99={ms(values, 99)} "
-              f"max={max(values, default=0) * 1000:.1f} ms")
-    if base and during:
-        print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
-    print_cores(cpu, named)
+    polling.report(f"{args.live_rooms} live rooms")
     print_command_durations(stack)
 
 
@@ -187,22 +126,6 @@ def print_command_durations(stack):
             if found.get("count"):
                 print(f"  {instance:12s} {command:16s} n={int(found['count']):5d} "
                       f"mean {found['sum'] / found['count'] * 1000:7.1f} ms")
-
-
-def print_cores(cpu, named):
-    """Cores (CPU seconds / wall seconds) of each process, its children included (PostgreSQL: every
-    backend), in the baseline and during the run; the pollers' driver (this process) too."""
-    def cores(phase_name, name):
-        (t0, first), (t1, last) = cpu[phase_name]
-        used = sum(ticks - first[name].get(pid, 0) for pid, ticks in last[name].items())
-        return used / TICKS / (t1 - t0)
-
-    print()
-    print(f"{'cores used':24s} {'baseline':>9s} {'during':>9s}")
-    for name in sorted(named, key=lambda n: -cores("during", n)):
-        print(f"{name:24s} {cores('baseline', name):9.3f} {cores('during', name):9.3f}")
-    total = {phase_name: sum(cores(phase_name, n) for n in named) for phase_name in cpu}
-    print(f"{'all of them':24s} {total['baseline']:9.3f} {total['during']:9.3f}  (of {os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

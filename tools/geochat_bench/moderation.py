@@ -18,7 +18,6 @@ every gateway and a push stream on the other gateway had sent `removed`: p50/p99
 import argparse
 import http.client
 import json
-import os
 import threading
 import time
 import urllib.parse
@@ -28,14 +27,8 @@ from geochat_support import admin
 from geochat_support.db import sql
 from geochat_support.protocol import Client, create, say, start
 from geochat_support.stack import read_stack_env
-from geochat_support.stats import percentile
 
-from .expiry import Poller, print_cores
-from .idle_cpu import processes, sample
-
-
-def ms(values, p):
-    return f"{percentile(values, p) * 1000:.1f} ms" if values else "n/a"
+from .polling import PollingPhases, ms
 
 
 def shown_ids(gateway_client, room):
@@ -132,22 +125,9 @@ def part_one(stack, gateways, token, args):
             for _ in range(args.live_rooms)]
     for room in live:
         say(gateways[1], owner, room, "alive")
-    watched = live + rooms
-    phase = ["warmup"]
-    stop = threading.Event()
-    pollers = [Poller(gateways[i % len(gateways)], watched[i % len(watched)], args.poll_interval, phase, stop)
-               for i in range(args.pollers)]
-    for p in pollers:
-        p.start()
-    time.sleep(3)
-    named = processes(stack["STATE_DIR"])
-    named["bench driver (pollers)"] = os.getpid()
-    phase[0] = "baseline"
-    cpu = {"baseline": [(time.monotonic(), sample(named))]}
-    time.sleep(args.baseline_s)
-    cpu["baseline"].append((time.monotonic(), sample(named)))
-    phase[0] = "during"
-    cpu["during"] = [(time.monotonic(), sample(named))]
+    polling = PollingPhases(stack, gateways, live + rooms, args.pollers, args.poll_interval)
+    polling.baseline(args.baseline_s)
+    polling.begin()
     began = time.monotonic()
     removed, requests = 0, 0
     while True:
@@ -161,28 +141,12 @@ def part_one(stack, gateways, token, args):
     answered = time.monotonic() - began
     clients = [Client(g) for g in gateways]
     gone = wait_for(lambda: all(shown_ids(c, r) == [] for c in clients for r in rooms), 60, 0.02)
-    cpu["during"].append((time.monotonic(), sample(named)))
-    phase[0] = "after"
-    time.sleep(1)
-    stop.set()
-    for p in pollers:
-        p.join()
-    samples = {}
-    for p in pollers:
-        for name, values in p.samples.items():
-            samples.setdefault(name, []).extend(values)
-    base, during = samples.get("baseline", []), samples.get("during", [])
+    polling.end()
+    polling.stop()
     print(f"part 1: {removed} messages of one session in {len(rooms)} rooms removed in {requests} request(s): "
           f"answered after {answered:.2f} s; gone from every poll of both gateways after "
           + (f"{gone - began:.2f} s" if gone else "more than 60 s (not seen gone)"))
-    print(f"pollers: {args.pollers} on {len(live)} live and {len(rooms)} removal rooms, one poll per "
-          f"{args.poll_interval} s each, {len(gateways)} gateways; failed polls: {sum(p.errors for p in pollers)}")
-    for name, values in (("baseline", base), ("during", during)):
-        print(f"poll latency {name:8s}: n={len(values)} p50={ms(values, 50)} p99={ms(values, 99)} "
-              f"max={max(values, default=0) * 1000:.1f} ms")
-    if base and during:
-        print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
-    print_cores(cpu, named)
+    polling.report(f"{len(live)} live and {len(rooms)} removal rooms")
 
 
 def part_two(stack, gateways, token, args):
