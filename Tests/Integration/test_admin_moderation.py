@@ -130,6 +130,17 @@ def test_geochat_admin_removes_messages(stack, admin, tmp_path):
     missing = geochat_admin("messages", "remove", str(room), "77")
     assert missing.returncode != 0 and "no message 77" in missing.stderr
 
+    changed = geochat_admin("rooms", "change", str(room), "--topic", "Changed by the CLI", "--zoom", "9")
+    assert changed.returncode == 0 and "Changed by the CLI" in changed.stdout and "zoom 9" in changed.stdout, changed
+    assert geochat_admin("rooms", "change", str(room)).returncode != 0, "nothing to change"
+    renamed = geochat_admin("sessions", "rename", phone, "CliRenamed", "--reason", "test")
+    assert renamed.returncode == 0 and "CliRenamed" in renamed.stdout, renamed.stdout + renamed.stderr
+    ended = geochat_admin("sessions", "end", phone, "--reason", "test")
+    assert ended.returncode == 0 and "session of CliRenamed ended" in ended.stdout, ended.stdout + ended.stderr
+    wait_until(lambda: chat(a, cmd="say", sessionid=phone, chatid=room, msg="x").status == 403, message="ended")
+    listed = geochat_admin("sessions", "--nick", "CliRenamed")
+    assert listed.returncode == 0 and phone not in listed.stdout, "an ended session is not listed"
+
 
 def test_an_operator_ends_and_renames_sessions(stack, admin):
     a, b = stack["gateways"][:2]
