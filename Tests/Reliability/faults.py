@@ -534,7 +534,11 @@ def final_reads(gateways, rooms):
         for room in rooms:
             ids, past = [], 1
             while True:
-                out = client.chat(cmd="messages", chatid=room, past=past, limit=200)
+                for _ in range(3):  # a moment's 503 (an owner settling after the last fault) is asked again
+                    out = client.chat(cmd="messages", chatid=room, past=past, limit=200)
+                    if out.ok:
+                        break
+                    time.sleep(1)
                 if not out.ok:
                     ids = None
                     break
