@@ -104,7 +104,7 @@ def main():
             w(row("**removals lost** (acknowledged, no tombstone in PostgreSQL)", f"**{f['removal_lost']}**"))
             w(row("**removed messages shown late** (a poller shown one over 10 s after its removal was acknowledged)",
                   f"**{f['removed_shown_late']}**"))
-            w(row("**after the load, every room read whole through every gateway** (from `past` 0, page by page): "
+            w(row("**after the load, every room read whole through every gateway** (from `past` 1, page by page): "
                   "removed messages shown / others missing",
                   f"**{f['removed_shown_in_final_reads']} / {f['missing_in_final_reads']}** "
                   f"({f['final_reads']} reads, {f['final_reads_failed']} not answered)"))
