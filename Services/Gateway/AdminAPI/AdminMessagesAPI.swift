@@ -6,7 +6,7 @@ import Hummingbird
 /// Messages: remove one, or a session's (in one room or everywhere, from a
 /// time on). The messaging service decides and announces each removal as it
 /// announces a message; this gateway takes its own removals at once, the
-/// others when the events arrive. Every removal is audited with its reason.
+/// others when the events arrive. Every removal is audited (`audited`).
 extension AdminEndpoints {
     /// `DELETE rooms/{room}/messages/{message}?reason=…`
     func removeMessage(_ call: AdminCall) async throws(AdminFailure) -> Response {
@@ -42,39 +42,16 @@ extension AdminEndpoints {
     private func removeMessages(
         _ selection: MessageSelection, limit: Int, reason: String, _ call: AdminCall
     ) async throws(AdminFailure) -> RemovedMessages {
-        let source = clientAddress(call.request, call.context)
-        let removed: RemovedMessages
-        do {
-            removed = try await backend.send(
+        let removed = try await audited(call, "remove-messages", selection.description, reason: reason) {
+            () async throws(AdminFailure) in
+            let removed = try await backend.send(
                 keys.operatorCommands.sealed(RemoveMessages(selection, limit: limit, by: call.name)))
-        } catch {
-            await backend.audit(
-                call.name, "remove-messages", selection.description,
-                error.status == .serviceUnavailable ? "failed" : "refused", Self.detail(reason, error.message),
-                source: source)
-            throw error
+            return (removed, "\(removed.removed.count) removed" + (removed.more ? ", more selected" : ""))
         }
         // This gateway stops showing them at once; the others on the events.
         for key in removed.removed {
             messages.apply(ChatMessage(room: key.room, id: key.id, nick: "", text: "", addedAt: 0, removed: true))
         }
-        await backend.audit(
-            call.name, "remove-messages", selection.description, "ok",
-            Self.detail(reason, "\(removed.removed.count) removed" + (removed.more ? ", more selected" : "")),
-            source: source)
         return removed
-    }
-
-    /// Why, in the operator's words: optional, one line, bounded.
-    static func reason(_ text: String?) throws(AdminFailure) -> String {
-        guard let text else { return "" }
-        guard text.count <= 500, !text.contains(where: \.isNewline) else {
-            throw .badRequest("'reason' must be one line of at most 500 characters")
-        }
-        return text
-    }
-
-    static func detail(_ reason: String, _ outcome: String) -> String {
-        reason.isEmpty ? outcome : "\(outcome); reason: \(reason)"
     }
 }

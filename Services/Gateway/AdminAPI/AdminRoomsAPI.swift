@@ -41,17 +41,11 @@ extension AdminEndpoints {
 
     func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
-        do {
-            _ = try await backend.send(keys.operatorCommands.sealed(RemoveRoom(room: id, by: call.name)))
-        } catch {
-            await backend.audit(
-                call.name, "remove-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused",
-                error.message)
-            throw error
+        _ = try await audited(call, "remove-room", "room \(id)", reason: "") { () async throws(AdminFailure) in
+            (try await backend.send(keys.operatorCommands.sealed(RemoveRoom(room: id, by: call.name))), "")
         }
         // This gateway answers 404 at once; the others on the `removed` event.
         messages.remove([id])
-        await backend.audit(call.name, "remove-room", "room \(id)", "ok")
         return AdminJSON.response(AdminAPI.RemovedResponse(removed: id))
     }
 
@@ -83,23 +77,14 @@ extension AdminEndpoints {
         guard topic != nil || position != nil || zoom != nil else {
             throw .badRequest("give at least one of 'topic', 'latitude' and 'longitude', 'zoom'")
         }
-        let reason = try Self.reason(body.reason)
-        let source = clientAddress(call.request, call.context)
-        let change = ChangeRoom(room: id, topic: topic, position: position, zoom: zoom, by: call.name)
-        let room: RoomInfo
-        do {
-            room = try await backend.send(keys.operatorCommands.sealed(change))
-        } catch {
-            await backend.audit(
-                call.name, "change-room", "room \(id)", error.status == .serviceUnavailable ? "failed" : "refused",
-                Self.detail(reason, error.message), source: source)
-            throw error
-        }
-        rooms.changed(room)
         let what = [
             topic.map { "topic \($0.value)" }, position.map { _ in "place" }, zoom.map { "zoom \($0.value)" },
         ].compactMap { $0 }.joined(separator: ", ")
-        await backend.audit(call.name, "change-room", "room \(id)", "ok", Self.detail(reason, what), source: source)
+        let change = ChangeRoom(room: id, topic: topic, position: position, zoom: zoom, by: call.name)
+        let room = try await audited(call, "change-room", "room \(id)", reason: try Self.reason(body.reason)) {
+            () async throws(AdminFailure) in (try await backend.send(keys.operatorCommands.sealed(change)), what)
+        }
+        rooms.changed(room)
         return AdminJSON.response(AdminAPI.ChangedRoomResponse(room))
     }
 

@@ -34,27 +34,21 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.SessionChangedResponse(renamed))
     }
 
-    /// Runs the change and audits it, whatever its outcome; an unknown or
-    /// ended session is 404.
+    /// Runs the change, audited (`audited`); an unknown or ended session is 404.
     private func changeSession(
         _ session: SessionID, _ action: String, reason: String, _ call: AdminCall,
         _ change: () async throws(AdminFailure) -> SessionInfo
     ) async throws(AdminFailure) -> SessionInfo {
-        let source = clientAddress(call.request, call.context)
-        let target = "session \(session)"
-        do {
-            let info = try await change()
-            await backend.audit(
-                call.name, action, target, "ok", Self.detail(reason, "nick \(info.nick)"), source: source)
-            return info
-        } catch {
-            let failure =
-                error.code == ProtocolError.Code.invalidSession.rawValue
-                ? AdminFailure.notFound("no live session \(session)") : error
-            await backend.audit(
-                call.name, action, target, failure.status == .serviceUnavailable ? "failed" : "refused",
-                Self.detail(reason, failure.message), source: source)
-            throw failure
+        try await audited(call, action, "session \(session)", reason: reason) { () async throws(AdminFailure) in
+            do throws(AdminFailure) {
+                let info = try await change()
+                return (info, "nick \(info.nick)")
+            } catch {
+                guard error.code != ProtocolError.Code.invalidSession.rawValue else {
+                    throw .notFound("no live session \(session)")
+                }
+                throw error
+            }
         }
     }
 
