@@ -26,15 +26,31 @@ struct Messages: AsyncParsableCommand {
     struct RemoveBySession: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove-by-session",
-            abstract: "Remove a session's messages, in one room or everywhere, from a time on, with progress.")
+            abstract: "Remove a session's messages, in one room or everywhere, from a time on, with progress.",
+            discussion: "Name the session, or one of its messages with --sender-of ROOM/MESSAGE (from a transcript).")
         @OptionGroup var connection: Connection
-        @Argument(help: "The session id (geochat-admin sessions lists them).") var session: String
+        @Argument(help: "The session id (geochat-admin sessions lists them).") var session: String?
+        @Option(
+            name: .customLong("sender-of"), help: "Instead of a session id: the writer of this message (ROOM/MESSAGE).")
+        var senderOf: String?
         @Option(help: "Only in this room.") var room: Int64?
         @Option(help: "Only messages of the last … (30m, 2h, 7d); absent: all of them.") var since: String?
         @Option(help: "Why (kept in the audit log).") var reason = ""
         @Option(help: "Messages per request (1-\(RemoveMessages.maxLimit)).") var batch = 2000
 
+        /// `--sender-of 42/17`: room 42, message 17.
+        var message: MessageKey? {
+            guard let parts = senderOf?.split(separator: "/"), parts.count == 2, let room = Int64(parts[0]),
+                let id = Int64(parts[1]), room > 0, id > 0
+            else { return nil }
+            return MessageKey(room: RoomID(room), id: MessageID(id))
+        }
+
         func validate() throws {
+            guard (session == nil) != (senderOf == nil) else {
+                throw ValidationError("give a session id or --sender-of ROOM/MESSAGE, one of the two")
+            }
+            if senderOf != nil, message == nil { throw ValidationError("--sender-of: ROOM/MESSAGE, e.g. 42/17") }
             if let since, DurationText.seconds(since) == nil { throw ValidationError("--since: not a duration") }
             guard (1...RemoveMessages.maxLimit).contains(batch) else {
                 throw ValidationError("--batch must be between 1 and \(RemoveMessages.maxLimit)")
@@ -46,7 +62,8 @@ struct Messages: AsyncParsableCommand {
             // One instant for every batch: a say made during the removal is in it or not, never half.
             let sinceMs = since.flatMap(DurationText.seconds).map { WallClock.nowMs() - Int64($0) * 1000 }
             let request = AdminAPI.RemoveMessagesRequest(
-                session: session, room: room, sinceMs: sinceMs, reason: reason.isEmpty ? nil : reason, limit: batch)
+                session: session, senderOf: message, room: room, sinceMs: sinceMs,
+                reason: reason.isEmpty ? nil : reason, limit: batch)
             var total = 0
             while true {
                 let answer = try await client.send(
@@ -55,7 +72,8 @@ struct Messages: AsyncParsableCommand {
                 guard answer.more else { break }
                 FileHandle.standardError.write(Data("removed \(total) so far…\n".utf8))
             }
-            print("\(total) message\(total == 1 ? "" : "s") of session \(Format.safe(session)) removed")
+            let whose = session.map { "session \(Format.safe($0))" } ?? "the sender of message \(senderOf ?? "")"
+            print("\(total) message\(total == 1 ? "" : "s") of \(whose) removed")
         }
     }
 }

@@ -125,6 +125,13 @@ final class InMemoryMessageStore: MessageStore {
         let now = now()
         return state.withLock { state in
             var chosen: [(room: RoomID, index: Int, addedAt: Int64)] = []
+            // The writer of the message named, as the PostgreSQL store finds it.
+            var sender: SessionID?
+            if case .bySenderOf(let message, _, _) = selection, let log = state.logs[message.room],
+                let index = log.messages.firstIndex(where: { $0.id == message.id })
+            {
+                sender = log.authors[index]
+            }
             for (room, log) in state.logs where !log.removed && (selection.room == nil || selection.room == room) {
                 for (index, message) in log.messages.enumerated() where !message.removed {
                     switch selection {
@@ -132,6 +139,9 @@ final class InMemoryMessageStore: MessageStore {
                     case .bySession(let session, _, let since)
                     where log.authors[index] == session
                         && message.addedAt >= since:
+                        chosen.append((room, index, message.addedAt))
+                    case .bySenderOf(_, _, let since)
+                    where sender != nil && log.authors[index] == sender && message.addedAt >= since:
                         chosen.append((room, index, message.addedAt))
                     default: break
                     }

@@ -129,11 +129,17 @@ struct MessagingCommandHandlers: Sendable {
         guard (1...RemoveMessages.maxLimit).contains(command.limit) else {
             throw ProtocolError.bad("limit", "is not between 1 and \(RemoveMessages.maxLimit)")
         }
-        if case .message(let room, let id) = command.selection {
-            // Not there at all is an error; removed already is no change (a retry finds it so).
-            guard case .open(let head, _) = try await store.state(of: room), id >= 1, id <= head else {
-                throw ProtocolError(.noSuchChat, "no message \(id) in room \(room)")
+        // The message named is there (removed or not), or the request is an error;
+        // removed already is no change (a retry finds it so).
+        let named: MessageKey? =
+            switch command.selection {
+            case .message(let room, let id): MessageKey(room: room, id: id)
+            case .bySenderOf(let message, _, _): message
+            case .bySession: nil
             }
+        if let named {
+            guard case .open(let head, _) = try await store.state(of: named.room), named.id >= 1, named.id <= head
+            else { throw ProtocolError(.noSuchChat, "no message \(named.id) in room \(named.room)") }
         }
         let tombstones = try await store.remove(command.selection, limit: command.limit)
         for tombstone in tombstones { outbox.announce(MessageStored(message: tombstone, author: nil)) }

@@ -272,22 +272,28 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     /// is removed whole, one committed after is kept whole. Messages of
     /// removed rooms are gone already.
     func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage] {
-        let (room, id, session, since): (RoomID?, MessageID?, String?, Date)
+        // One message (`id`), or one author's: named (`session`), or the writer of `sender`.
+        let (room, id, bySender, session, sender, since): (RoomID?, MessageID?, Bool, String?, MessageKey?, Date)
         switch selection {
-        case .message(let inRoom, let message): (room, id, session, since) = (inRoom, message, nil, .distantPast)
+        case .message(let inRoom, let message):
+            (room, id, bySender, session, sender, since) = (inRoom, message, false, nil, nil, .distantPast)
         case .bySession(let author, let inRoom, let sinceMs):
-            (room, id, session, since) = (
-                inRoom, nil, author.value, Date(timeIntervalSince1970: Double(sinceMs) / 1000)
-            )
+            (room, id, bySender, session, sender, since) = (inRoom, nil, true, author.value, nil, Self.date(sinceMs))
+        case .bySenderOf(let message, let inRoom, let sinceMs):
+            (room, id, bySender, session, sender, since) = (inRoom, nil, true, nil, message, Self.date(sinceMs))
         }
         let rows = try await client.query(
             """
-            WITH chosen AS (
+            WITH author AS (
+                SELECT coalesce(\(session)::text, (
+                    SELECT author_session FROM messaging.messages
+                    WHERE room_id = \(sender?.room) AND id = \(sender?.id))) AS session),
+            chosen AS (
                 SELECT m.room_id, m.id FROM messaging.messages m
                 JOIN messaging.room_logs l ON l.room_id = m.room_id AND l.removed_at IS NULL
                 WHERE m.removed_at IS NULL AND m.added_at >= \(since)
                   AND (\(room)::bigint IS NULL OR m.room_id = \(room)) AND (\(id)::bigint IS NULL OR m.id = \(id))
-                  AND (\(session)::text IS NULL OR m.author_session = \(session))
+                  AND (NOT \(bySender) OR m.author_session = (SELECT session FROM author))
                 ORDER BY m.added_at, m.room_id, m.id LIMIT \(limit) FOR UPDATE OF m),
             removed AS (
                 UPDATE messaging.messages m SET text = '', removed_at = now() FROM chosen c
@@ -306,6 +312,10 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
                     room: room, id: id, nick: nick, text: "", addedAt: WallClock.milliseconds(added), removed: true))
         }
         return tombstones
+    }
+
+    private static func date(_ millisecondsSince1970: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
     }
 
     /// Deletes a removed room's messages and keeps a tombstone so no later

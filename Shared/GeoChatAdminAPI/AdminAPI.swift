@@ -84,16 +84,21 @@ public enum AdminAPI {
 
     /// A session's messages to remove: in one room (`room`) or everywhere,
     /// stored at or after `sinceMs` (absent: all), at most `limit` a call.
+    /// Whose messages: a session's (`session`), or the writer's of one message
+    /// (`senderOf`, what the admin page knows); exactly one of the two.
     public struct RemoveMessagesRequest: Codable, Sendable {
-        public var session: String
+        public var session: String?
+        public var senderOf: MessageKey?
         public var room: Int64?
         public var sinceMs: Int64?
         public var reason: String?
         public var limit: Int?
         public init(
-            session: String, room: Int64? = nil, sinceMs: Int64? = nil, reason: String? = nil, limit: Int? = nil
+            session: String? = nil, senderOf: MessageKey? = nil, room: Int64? = nil, sinceMs: Int64? = nil,
+            reason: String? = nil, limit: Int? = nil
         ) {
             self.session = session
+            self.senderOf = senderOf
             self.room = room
             self.sinceMs = sinceMs
             self.reason = reason

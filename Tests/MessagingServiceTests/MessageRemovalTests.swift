@@ -94,6 +94,52 @@ import Testing
         #expect(try await store.remove(.message(room: other, id: 1), limit: 1).isEmpty, "a removed room is left alone")
     }
 
+    @Test func theInMemoryStoreFindsAMessagesSender() async throws {
+        try await Self.checkSenderOf(InMemoryMessageStore())
+    }
+
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func thePostgresStoreFindsAMessagesSender() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresMessageStore(database: database)
+            try await store.migrate()
+            try await Self.checkSenderOf(store)
+        }
+    }
+
+    /// "All of this sender's", from one of their messages: the operator reading
+    /// a room sees nicknames, the store knows the session behind each message.
+    static func checkSenderOf(_ store: some MessageStore) async throws {
+        let room: RoomID = 7
+        let other: RoomID = 8
+        let spammer = SessionID.random()
+        let neighbour = SessionID.random()
+        let later = Deadline.after(.seconds(5))
+        try await store.open(room)
+        try await store.open(other)
+        // Room 7: 1 by the spammer, 2 by the neighbour, 3 by the spammer, 4 anonymous; room 8: 1 by the spammer.
+        for (i, author) in ([spammer, neighbour, spammer, nil] as [SessionID?]).enumerated() {
+            _ = try await store.append(
+                room: room, nick: "n", text: "m\(i + 1)", author: author, key: "s\(i + 1)", commitBy: later)
+        }
+        _ = try await store.append(room: other, nick: "n", text: "x", author: spammer, key: "s-o", commitBy: later)
+
+        #expect(try await store.remove(.message(room: room, id: 1), limit: 1).map(\.id) == [1])
+        // The sender of a removed message is still known: their others go, in this room only.
+        let inRoom = MessageSelection.bySenderOf(MessageKey(room: room, id: 1), room: room, sinceMs: 0)
+        #expect(try await store.remove(inRoom, limit: 10).map(\.id) == [3])
+        #expect(try await store.remove(inRoom, limit: 10).isEmpty)
+        // Everywhere: the other room's too, nobody else's.
+        let everywhere = MessageSelection.bySenderOf(MessageKey(room: room, id: 3), room: nil, sinceMs: 0)
+        #expect(
+            try await store.remove(everywhere, limit: 10).map { [$0.room, RoomID($0.id.rawValue)] } == [[other, 1]])
+        // A message without a known sender selects nothing (not everyone without one).
+        let anonymous = MessageSelection.bySenderOf(MessageKey(room: room, id: 4), room: nil, sinceMs: 0)
+        #expect(try await store.remove(anonymous, limit: 10).isEmpty)
+        #expect(
+            try await store.history(room: room, head: 4, after: 0, limit: 10, skipRemoved: true).map(\.id) == [2, 4])
+    }
+
     @Test func aSessionsMessagesEverywhereGoTogether() async throws {
         for store in [InMemoryMessageStore()] as [any MessageStore] { try await Self.checkEverywhere(store) }
     }

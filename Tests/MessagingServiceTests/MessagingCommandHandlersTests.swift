@@ -232,6 +232,11 @@ import Testing
             try await bus.send(
                 operators.sealed(RemoveMessages(.message(room: room, id: 9), by: "ops")), within: TestPatience.deadline)
         }
+        let unknownSender = RemoveMessages(.bySenderOf(MessageKey(room: room, id: 9), room: nil, sinceMs: 0), by: "ops")
+        await #expect(
+            throws: RequestError.refused(ProtocolError(.noSuchChat, "no message 9 in room \(room)")),
+            "the sender of a message that is not there"
+        ) { try await bus.send(operators.sealed(unknownSender), within: TestPatience.deadline) }
         await #expect(throws: RequestError.self, "a limit out of range") {
             try await bus.send(
                 operators.sealed(RemoveMessages(.bySession(author, room: nil, sinceMs: 0), limit: 0, by: "ops")),

@@ -20,12 +20,12 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.MessagesRemovedResponse(removed: removed.removed.count, more: false))
     }
 
-    /// `POST messages/removals` with `RemoveMessagesRequest`: at most `limit`
+    /// `POST messages/removals` with `RemoveMessagesRequest` (a session's, or the
+    /// writer's of one message): at most `limit`
     /// (default and most: `RemoveMessages.maxLimit`) a call, oldest first; the
     /// caller asks again while `more` is true.
     func removeSessionMessages(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let body = try await AdminJSON.body(AdminAPI.RemoveMessagesRequest.self, of: call.request)
-        guard let session = SessionID(body.session) else { throw .badRequest("'session' is not a session id") }
         if let room = body.room, room <= 0 { throw .badRequest("'room' must be a positive integer") }
         let limit = body.limit ?? RemoveMessages.maxLimit
         guard (1...RemoveMessages.maxLimit).contains(limit) else {
@@ -33,7 +33,19 @@ extension AdminEndpoints {
         }
         let since = body.sinceMs ?? 0
         guard since >= 0 else { throw .badRequest("'sinceMs' must be 0 or more (milliseconds since 1970)") }
-        let selection = MessageSelection.bySession(session, room: body.room.map { RoomID($0) }, sinceMs: since)
+        let room = body.room.map { RoomID($0) }
+        let selection: MessageSelection
+        switch (body.session, body.senderOf) {
+        case (let raw?, nil):
+            guard let session = SessionID(raw) else { throw .badRequest("'session' is not a session id") }
+            selection = .bySession(session, room: room, sinceMs: since)
+        case (nil, let message?):
+            guard message.room > 0, message.id > 0 else {
+                throw .badRequest("'senderOf' needs a positive 'room' and 'id'")
+            }
+            selection = .bySenderOf(message, room: room, sinceMs: since)
+        default: throw .badRequest("give one of 'session' and 'senderOf'")
+        }
         let removed = try await removeMessages(selection, limit: limit, reason: try Self.reason(body.reason), call)
         return AdminJSON.response(
             AdminAPI.MessagesRemovedResponse(removed: removed.removed.count, more: removed.more))

@@ -59,6 +59,11 @@ public struct RemoveMessages: MessagingWireCommand, OperatorCommand {
         case .message(let room, let id): ["message", String(room), String(id), String(limit), by]
         case .bySession(let session, let room, let since):
             ["session", session.value, room.map { String($0) } ?? "", String(since), String(limit), by]
+        case .bySenderOf(let message, let room, let since):
+            [
+                "sender", String(message.room), String(message.id), room.map { String($0) } ?? "", String(since),
+                String(limit), by,
+            ]
         }
     }
 
@@ -78,11 +83,17 @@ public enum MessageSelection: Codable, Sendable, Equatable, CustomStringConverti
     case message(room: RoomID, id: MessageID)
     /// A session's messages stored at or after `sinceMs`, in one room or (nil) everywhere.
     case bySession(SessionID, room: RoomID?, sinceMs: Int64)
+    /// The messages of whoever wrote `message` (its session), as `bySession`:
+    /// what an operator reading a room picks, who sees nicknames, not session
+    /// ids. `message` not there is `no_such_chat`; one without a known sender
+    /// (stored before senders were kept) selects nothing.
+    case bySenderOf(MessageKey, room: RoomID?, sinceMs: Int64)
 
     public var room: RoomID? {
         switch self {
         case .message(let room, _): room
         case .bySession(_, let room, _): room
+        case .bySenderOf(_, let room, _): room
         }
     }
 
@@ -92,6 +103,10 @@ public enum MessageSelection: Codable, Sendable, Equatable, CustomStringConverti
         case .bySession(let session, let room, let since):
             // A session id is a bearer secret: logs and the audit get its prefix (`SessionID.description`).
             "messages of session \(session) \(room.map { "in room \($0)" } ?? "in every room")"
+                + (since > 0 ? " since \(UTCTimestamp.rfc3339(millisecondsSince1970: since))" : "")
+        case .bySenderOf(let message, let room, let since):
+            "messages of the sender of message \(message.id) in room \(message.room) "
+                + (room.map { "in room \($0)" } ?? "in every room")
                 + (since > 0 ? " since \(UTCTimestamp.rfc3339(millisecondsSince1970: since))" : "")
         }
     }
