@@ -29,9 +29,10 @@ function normalize(raw) {
 }
 
 // A gateway without the settings route (404), or none reachable: the defaults.
-export async function loadSettings() {
+// `base`: where the map's files are (the web map's `/map/`; the admin page's `map/`, beside it).
+export async function loadSettings(base = '/map/') {
   try {
-    const response = await fetch('/map/settings.json', { headers: { Accept: 'application/json' } });
+    const response = await fetch(base + 'settings.json', { headers: { Accept: 'application/json' } });
     if (!response.ok) return normalize(null);
     return normalize(await response.json());
   } catch (e) {
@@ -111,9 +112,9 @@ function shiftedWorld(world, dx) {
   };
 }
 
-async function addLand(map, renderer, mapElement, notices) {
+async function addLand(map, renderer, mapElement, notices, base) {
   try {
-    const response = await fetch('/map/world.geojson');
+    const response = await fetch(base + 'world.geojson');
     if (!response.ok) throw new Error('world.geojson answered ' + response.status);
     const world = await response.json();
     const land = L.layerGroup([-360, 0, 360].map((dx) => L.geoJSON(shiftedWorld(world, dx), {
@@ -130,7 +131,7 @@ async function addLand(map, renderer, mapElement, notices) {
   }
 }
 
-function addOfflineMap(map, mapElement, notices) {
+function addOfflineMap(map, mapElement, notices, base) {
   mapElement.dataset.base = 'land';
   map.attributionControl.addAttribution('Land: Natural Earth (public domain)');
   const renderer = L.canvas({ padding: 0.5 }); // many paths, no events
@@ -138,14 +139,14 @@ function addOfflineMap(map, mapElement, notices) {
   const redraw = () => drawGraticule(map, graticule, renderer);
   map.on('moveend', redraw);
   redraw();
-  addLand(map, renderer, mapElement, notices);
+  addLand(map, renderer, mapElement, notices, base);
 }
 
 // `notices`: {report(key, text, options), recover(key)}, the page's status line.
-export function addBaseMap(map, settings, mapElement, notices) {
+export function addBaseMap(map, settings, mapElement, notices, base = '/map/') {
   map.setMaxZoom(settings.tiles.maxZoom);
   if (settings.tiles.url) addTiles(map, settings.tiles, mapElement, notices);
-  else addOfflineMap(map, mapElement, notices);
+  else addOfflineMap(map, mapElement, notices, base);
 }
 
 // A button on the map (Leaflet's bar look) that runs `onClick`. Clicks on it

@@ -120,10 +120,11 @@ struct Rooms: AsyncParsableCommand {
             abstract: "Remove a room now, with its messages and memberships (its id is never reused).")
         @OptionGroup var connection: Connection
         @Argument(help: "The room id.") var room: Int64
+        @Option(help: "Why (kept in the audit log).") var reason = ""
 
         func run() async throws {
-            let removed = try await connection.client().send(
-                "DELETE", "rooms/\(room)", body: Optional<Int>.none, as: AdminAPI.RemovedResponse.self)
+            let removed = try await connection.client().delete(
+                "rooms/\(room)", reason: reason, as: AdminAPI.RemovedResponse.self)
             print("room \(removed.removed) removed")
         }
     }

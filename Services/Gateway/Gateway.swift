@@ -87,13 +87,18 @@ struct Gateway: Sendable {
     }
 
     /// The operators' listener (`GEOCHAT_ADMIN_HOST`, loopback by default): the
-    /// admin API, `/status`, `/metrics`, and the probes.
+    /// admin API and its page, `/status`, `/metrics`, and the probes.
     func buildAdminRouter(health: HealthRoutes) -> Router<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
         if TraceExport.isExporting { router.add(middleware: RequestTracing()) }
-        router.add(middleware: SecurityHeaders())
+        // The admin page's base map may be the operator's tile server.
+        router.add(middleware: SecurityHeaders(imageOrigins: settings.map.tileOrigin.map { [$0] } ?? []))
         health.register(on: router)
         guard settings.adminAPI, let adminKeys else { return router }
+        AdminPageRoutes(
+            webDirectory: settings.webDirectory, leafletDirectory: settings.leafletDirectory, map: settings.map,
+            pathPrefix: settings.pathPrefix
+        ).register(on: router)
         // Admin requests may wait longer than a client's: a login runs bcrypt, an expiry run starts.
         let adminServices = ServiceClients(bus: services.bus, timeout: max(settings.requestTimeout, .seconds(10)))
         AdminRoutes(

@@ -216,10 +216,14 @@ import Testing
     /// The web route serves what the page loads, not the rest of its folder.
     @Test func theWebMapServesOnlyThePagesAssets() {
         for name in ["index.html", "app.js", "app.css", "world.geojson", "images/marker-icon.png"] {
-            #expect(WebMapRoutes.isPageAsset(name), "\(name)")
+            #expect(StaticFiles.isPageAsset(name) && WebMapRoutes.isMapFile(name), "\(name)")
         }
         for name in ["README.md", "tools/make_world_geojson.py", "tools/screenshot.py", "app", "notes.txt", "a.html"] {
-            #expect(!WebMapRoutes.isPageAsset(name), "\(name)")
+            #expect(!StaticFiles.isPageAsset(name), "\(name)")
+        }
+        // The admin page's files are the operators' listener's only.
+        for name in ["admin/admin.js", "admin/client.js", "admin/admin.css"] {
+            #expect(StaticFiles.isPageAsset(name) && !WebMapRoutes.isMapFile(name), "\(name)")
         }
     }
 

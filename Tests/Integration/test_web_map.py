@@ -9,11 +9,9 @@ address (reload, share, back and forward), older messages on scroll, unread coun
 hand); the base map and place search an operator sets, and "locate me".
 
 Helpers: web_support.py. With GEOCHAT_SCREENSHOT_DIR set, saves web-map.png and web-map-b.png."""
-import os
 import random
 import time
 import uuid
-import warnings
 
 import pytest
 
@@ -21,7 +19,8 @@ from api_support import call, create, say, start
 from geochat_support.protocol import chat, http, message_list
 from geochat_support.waiting import wait_until
 from conformance import element
-from web_support import Browsers, ConfiguredGateway, MapServices, axe_source, say_and_time, screenshot
+from web_support import (ACCESSIBLE_NAMES, Browsers, ConfiguredGateway, MapServices, assert_accessible_by_axe,
+    assert_no_script_errors, say_and_time, screenshot)
 
 DELIVERY_LIMIT_MS = 1000
 PRESENCE_PUSH_LIMIT_S = 3  # a change of who is here reaches the page by push, well before any refresh
@@ -57,12 +56,6 @@ def participants_of(gateway, room):
     response = call(gateway, "GET", f"/rooms/{room}/participants")
     assert response.status == 200, response
     return response.json["participants"]
-
-
-def assert_no_script_errors(*pages):
-    for page in pages:
-        errors = page.script_errors()
-        assert not errors, f"script errors (or CSP refusals) in the page: {errors}"
 
 
 # ---------------------------------------------------------------- chat between two browsers
@@ -511,30 +504,6 @@ def set_text(page, element_id, text):
 
 # ---------------------------------------------------------------- accessibility
 
-ACCESSIBLE_NAMES = """
-const unnamed = [];
-for (const node of document.querySelectorAll('input, button, select, textarea, [role="button"], [tabindex="0"]')) {
-  if (node.closest('[hidden]') || node.getClientRects().length === 0) continue;
-  const labelled = (node.labels && Array.from(node.labels).some((l) => l.textContent.trim()))
-    || (node.getAttribute('aria-label') || '').trim()
-    || (node.getAttribute('aria-labelledby') || '').split(' ').some((id) => id && document.getElementById(id)
-         && document.getElementById(id).textContent.trim())
-    || ((node.tagName === 'BUTTON' || node.getAttribute('role') === 'button') && node.textContent.trim())
-    || (node.getAttribute('title') || '').trim();
-  if (!labelled) unnamed.push(node.outerHTML.slice(0, 120));
-}
-return unnamed;
-"""
-
-RUN_AXE = """
-const done = arguments[arguments.length - 1];
-axe.run(document, {resultTypes: ['violations']})
-  .then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
-                                               nodes: v.nodes.slice(0, 3).map((n) => n.html)}))))
-  .catch((e) => done({error: String(e)}));
-"""
-
-
 def test_accessibility(stack, browsers):
     gateway = stack["gateways"][0]
     page = browsers.page(gateway)
@@ -566,19 +535,7 @@ def test_accessibility(stack, browsers):
     assert page.by_id("announcer").get_attribute("textContent").endswith(": announce me")
 
     # axe-core: no serious or critical violation on the page with a room open.
-    source = axe_source()
-    if source is None:
-        # deploy/install-browser.sh installs it; CI must not pass without the checker.
-        assert not os.environ.get("CI"), "axe-core not installed (PyPI selenium-axe-python, deploy/install-browser.sh)"
-        warnings.warn("axe-core not installed (PyPI selenium-axe-python): only the checks by hand ran")
-        return
-    page.js(source)
-    found = page.driver.execute_async_script(RUN_AXE)
-    assert not (isinstance(found, dict) and found.get("error")), found
-    for violation in found:
-        print(f"axe: {violation['impact']}: {violation['id']}: {violation['help']} {violation['nodes']}")
-    serious = [v for v in found if v["impact"] in ("serious", "critical")]
-    assert serious == [], f"axe-core: serious or critical violations: {serious}"
+    assert_accessible_by_axe(page)
     assert_no_script_errors(page)
 
 

@@ -28,9 +28,19 @@ extension AdminEndpoints {
         return AdminJSON.response(AdminAPI.RoomResponse(room: room))
     }
 
-    /// A page of the room's transcript from the messaging service (`after` 0: from the first message).
+    /// A page of the room's transcript from the messaging service (`after` 0:
+    /// from the first message), or its `latest` messages (what a moderator reads first).
     func transcript(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
+        if AdminJSON.text(call.request, "latest") != nil {
+            guard AdminJSON.text(call.request, "after") == nil else {
+                throw .badRequest("give 'after' or 'latest', not both")
+            }
+            let latest = try AdminJSON.int(
+                call.request, "latest", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
+            let page = try await backend.send(ReadHistory(room: id, after: nil, limit: latest, skipRemoved: true))
+            return AdminJSON.response(AdminAPI.TranscriptResponse(room: id, messages: page.messages, next: nil))
+        }
         let after = MessageID(Int64(try AdminJSON.int(call.request, "after", default: 0, range: 0...Int.max)))
         let limit = try AdminJSON.int(
             call.request, "limit", default: Limits.maxMessageLimit, range: 1...Limits.maxMessageLimit)
@@ -39,9 +49,11 @@ extension AdminEndpoints {
             AdminAPI.TranscriptResponse(room: id, messages: page, next: page.count == limit ? page.last?.id : nil))
     }
 
+    /// `DELETE rooms/{room}?reason=…`
     func removeRoom(_ call: AdminCall) async throws(AdminFailure) -> Response {
         let id = try roomID(call)
-        _ = try await audited(call, "remove-room", "room \(id)", reason: "") { () async throws(AdminFailure) in
+        let reason = try Self.reason(AdminJSON.text(call.request, "reason"))
+        _ = try await audited(call, "remove-room", "room \(id)", reason: reason) { () async throws(AdminFailure) in
             (try await backend.send(keys.operatorCommands.sealed(RemoveRoom(room: id, by: call.name))), "")
         }
         // This gateway answers 404 at once; the others on the `removed` event.
