@@ -72,6 +72,17 @@ final class InMemoryMessageStore: MessageStore {
         }
     }
 
+    func shownFrom(_ rooms: [RoomID]) async throws -> [RoomID: MessageID] {
+        state.withLock { state in
+            var from: [RoomID: MessageID] = [:]
+            for room in rooms {
+                guard let log = state.logs[room], !log.removed else { continue }
+                from[room] = log.messages.first { !$0.removed }?.id ?? (log.messages.last?.id ?? 0) + 1
+            }
+            return from
+        }
+    }
+
     func announced(_ messages: [MessageRef]) async throws {
         state.withLock { state in for message in messages { state.outbox[message] = nil } }
     }

@@ -36,6 +36,10 @@ protocol MessageStore: Sendable {
     func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage]
     /// The committed head of each open log among `rooms` (unknown and removed ones left out).
     func heads(_ rooms: [RoomID]) async throws -> [RoomHead]
+    /// For each open log among `rooms`: its lowest id not removed, or the head + 1 when every message
+    /// is removed. No message below it is shown, now or ever (ids grow, removals are final), which
+    /// lets a gateway answer a cleared room from memory (`MessageStored.shownFrom`).
+    func shownFrom(_ rooms: [RoomID]) async throws -> [RoomID: MessageID]
     /// Deletes a room's messages and tombstones its log.
     func remove(_ room: RoomID) async throws
     /// The same for many rooms; answers how many messages went.

@@ -142,7 +142,13 @@ struct MessagingCommandHandlers: Sendable {
             else { throw ProtocolError(.noSuchChat, "no message \(named.id) in room \(named.room)") }
         }
         let tombstones = try await store.remove(command.selection, limit: command.limit)
-        for tombstone in tombstones { outbox.announce(MessageStored(message: tombstone, author: nil)) }
+        // Where each room's shown messages start now: a gateway holding a cleared room answers it from
+        // memory instead of reading PostgreSQL to learn nothing is left. Without it (a failed read,
+        // the relay's re-announcements) gateways read once, as before.
+        let shownFrom = (try? await store.shownFrom(Array(Set(tombstones.map(\.room))))) ?? [:]
+        for tombstone in tombstones {
+            outbox.announce(MessageStored(message: tombstone, author: nil, shownFrom: shownFrom[tombstone.room]))
+        }
         logger.info(
             "messages removed",
             metadata: [

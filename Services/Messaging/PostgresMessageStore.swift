@@ -230,6 +230,21 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         return heads
     }
 
+    func shownFrom(_ rooms: [RoomID]) async throws -> [RoomID: MessageID] {
+        guard !rooms.isEmpty else { return [:] }
+        // One snapshot for the head and the lowest shown id: a say committed meanwhile is above both.
+        let rows = try await client.query(
+            """
+            SELECT l.room_id, coalesce(
+                (SELECT min(m.id) FROM messaging.messages m WHERE m.room_id = l.room_id AND m.removed_at IS NULL),
+                l.last_id + 1)
+            FROM messaging.room_logs l WHERE l.room_id = ANY(\(rooms)) AND l.removed_at IS NULL
+            """, logger: logger)
+        var from: [RoomID: MessageID] = [:]
+        for try await (room, first) in rows.decode((RoomID, MessageID).self) { from[room] = first }
+        return from
+    }
+
     /// Messages with id > `after` oldest first, or the latest `limit`; all with
     /// ids up to the head read first, so the answer has no holes: removed
     /// ones as tombstones, or (`skipRemoved`) left out, `limit` then counting

@@ -73,6 +73,7 @@ import Testing
                 RoomHead(room: room, head: 6, removed: 4), RoomHead(room: other, head: 1),
             ],
             "the head check's second number: how many were removed")
+        #expect(try await store.shownFrom([room, other, 99]) == [room: 4, other: 1], "where shown messages start")
         // From a time on: nothing stored after an hour from now.
         let future = WallClock.nowMs() + 3_600_000
         #expect(try await store.remove(.bySession(spammer, room: nil, sinceMs: future), limit: 10).isEmpty)
@@ -134,6 +135,7 @@ import Testing
         #expect(
             try await store.remove(everywhere, limit: 10).map { [$0.room, RoomID($0.id.rawValue)] } == [[other, 1]])
         // A message without a known sender selects nothing (not everyone without one).
+        #expect(try await store.shownFrom([other]) == [other: 2], "every message removed: the head + 1")
         let anonymous = MessageSelection.bySenderOf(MessageKey(room: room, id: 4), room: nil, sinceMs: 0)
         #expect(try await store.remove(anonymous, limit: 10).isEmpty)
         #expect(

@@ -221,6 +221,9 @@ import Testing
         #expect(removed == RemovedMessages(removed: [MessageKey(room: room, id: first.id)], more: false))
         let tombstones = events.published(MessageStored.self).map(\.message).filter(\.removed)
         #expect(tombstones.map(\.id) == [first.id], "gateways learn it as they learn a message")
+        #expect(
+            events.published(MessageStored.self).filter(\.message.removed).map(\.shownFrom) == [second.id],
+            "and where the room's shown messages start")
         #expect(tombstones.allSatisfy { $0.text.isEmpty })
         #expect(
             try await bus.send(operators.sealed(removal), within: TestPatience.deadline).removed.isEmpty,

@@ -43,7 +43,7 @@ package struct EventFeed: Sendable {
                 if let envelope = EventDecoding.envelope(MessageStored.self, from: record.value) {
                     let stored = envelope.event
                     BusSpans.applying(record) {
-                        messages.apply(stored.message)
+                        messages.apply(stored.message, shownFrom: stored.shownFrom)
                         rooms.visited(stored.message.room, atMs: stored.message.addedAt)
                     }
                     // After the timeline has it: the sayer's next poll here finds it.

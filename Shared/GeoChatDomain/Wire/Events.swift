@@ -57,14 +57,18 @@ public struct MessageStored: WireEvent {
     /// The `say` this event answers: written in the envelope, not in the
     /// event (`EventEnvelope.answers`), by `enqueue(on:)`; nil as read.
     public var answers: String?
+    /// On a removal: no message of the room below this id is shown, now or
+    /// ever (`MessageStore.shownFrom`). Absent otherwise, and from old senders.
+    public var shownFrom: MessageID?
     public var partitionKey: String { String(message.room) }
 
-    private enum CodingKeys: String, CodingKey { case message, author }
+    private enum CodingKeys: String, CodingKey { case message, author, shownFrom }
 
-    public init(message: ChatMessage, author: SessionID?, answers: String? = nil) {
+    public init(message: ChatMessage, author: SessionID?, answers: String? = nil, shownFrom: MessageID? = nil) {
         self.message = message
         self.author = author
         self.answers = answers
+        self.shownFrom = shownFrom
     }
 }
 

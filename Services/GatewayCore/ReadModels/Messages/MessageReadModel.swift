@@ -138,8 +138,9 @@ package final class MessageReadModel: Sendable {
     }
 
     /// A message from the event stream.
-    package func apply(_ message: ChatMessage) {
-        let arrival = mutate { $0.timelines.messageArrived(message) }
+    /// `shownFrom`: on a removal's event, where the room's shown messages start (`MessageStored`).
+    package func apply(_ message: ChatMessage, shownFrom: MessageID? = nil) {
+        let arrival = mutate { $0.timelines.messageArrived(message, shownFrom: shownFrom) }
         if case .fillGap(let room) = arrival { startGapFill(room) }
         signals.ring(message.room, .messages)
     }

@@ -26,7 +26,8 @@ package struct RoomTimeline: Sendable {
     /// True while `window` holds the room's whole history (it starts at id 1).
     package private(set) var holdsWholeHistory: Bool
     /// True while no message below `window` is shown (all of them removed: a spammer's room cleared),
-    /// learned from a read-through (`nothingShownBelow(firstShown:readHead:)`): reads then stay in memory.
+    /// learned from a removal's event (`nothingShown(below:)`) or a read-through
+    /// (`nothingShownBelow(firstShown:readHead:)`): reads then stay in memory.
     package private(set) var nothingShownBelowWindow = false
     package let capacity: Int
     /// Messages that arrived ahead of a gap and were not held (beyond
@@ -110,6 +111,13 @@ package struct RoomTimeline: Sendable {
     package mutating func nothingShownBelow(firstShown: MessageID?, readHead: MessageID) {
         guard let first = window.first, first.id <= readHead + 1 else { return }
         if firstShown.map({ $0 >= first.id }) ?? true { nothingShownBelowWindow = true }
+    }
+
+    /// The owner says no message below `shownFrom` is shown, now or ever (a removal's event): if that
+    /// covers everything below the window, reads stay in memory.
+    package mutating func nothingShown(below shownFrom: MessageID) {
+        guard let first = window.first, shownFrom >= first.id else { return }
+        nothingShownBelowWindow = true
     }
 
     /// The ids removed since `cursor` (nil: none, only where things stand now),

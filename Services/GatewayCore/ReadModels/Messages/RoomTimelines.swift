@@ -187,12 +187,13 @@ package struct RoomTimelines: Sendable {
     }
 
     /// A message from the event stream (or one this gateway just posted).
-    package mutating func messageArrived(_ message: ChatMessage) -> Arrival {
+    package mutating func messageArrived(_ message: ChatMessage, shownFrom: MessageID? = nil) -> Arrival {
         switch rooms[message.room] {
         case .loaded(var timeline, let polled)?:
             rooms[message.room] = nil  // the timeline is uniquely referenced while it changes
             let overflowed = timeline.overflowed
             let gap = timeline.apply(message)
+            if let shownFrom { timeline.nothingShown(below: shownFrom) }
             counts.overflowed += timeline.overflowed - overflowed
             rooms[message.room] = .loaded(timeline, lastPolled: polled)
             guard gap && beginGapFill(message.room) else { return .kept }

@@ -60,6 +60,29 @@ import Testing
         #expect(stale.read(past: 0, limit: 20) == .needsHistory, "a read that did not reach the window proves nothing")
     }
 
+    /// A removal's event says where the room's shown messages start (`MessageStored.shownFrom`): a
+    /// cleared room is answered from memory at once, with no read of PostgreSQL to learn it is empty.
+    @Test func aRemovalsEventThatNothingIsShownBelowKeepsReadsInMemory() {
+        var cleared = T.timeline(101...110)
+        for id in MessageID(101)...110 { cleared.apply(T.message(id).tombstone) }
+        cleared.nothingShown(below: 111)
+        #expect(Self.ids(cleared.read(past: 0, limit: 5)) == [], "every message removed: nothing to show")
+        var tail = T.timeline(101...110)
+        for id in MessageID(101)...105 { tail.apply(T.message(id).tombstone) }
+        tail.nothingShown(below: 106)
+        #expect(Self.ids(tail.read(past: 0, limit: 20)) == [106, 107, 108, 109, 110], "the rest is all there is")
+        #expect(Self.ids(tail.read(past: 50, limit: 3)) == [106, 107, 108], "a phone far behind reads it too")
+        var below = T.timeline(101...110)
+        for id in MessageID(101)...110 { below.apply(T.message(id).tombstone) }
+        below.nothingShown(below: 60)
+        #expect(below.read(past: 0, limit: 5) == .needsHistory, "message 60, below the window, may be shown")
+        // The window moves on past what was said: the claim no longer covers all below it.
+        var moving = T.timeline(101...110, capacity: 10)
+        moving.nothingShown(below: 101)
+        for id in MessageID(111)...116 { moving.apply(T.message(id)) }
+        #expect(moving.read(past: 0, limit: 20) == .needsHistory, "trimmed messages below the window are shown")
+    }
+
     @Test func aRemovalIsFinalWhateverTheOrderOfArrival() {
         var t = T.timeline(1...3)
         // The tombstone of 5 arrives before 4 and 5 themselves.
