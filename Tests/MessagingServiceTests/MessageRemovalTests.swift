@@ -142,6 +142,75 @@ import Testing
             try await store.history(room: room, head: 4, after: 0, limit: 10, skipRemoved: true).map(\.id) == [2, 4])
     }
 
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func saysDuringASendersRemovalAreRemovedOrKeptWholeInPostgres() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresMessageStore(database: database)
+            try await store.migrate()
+            try await Self.checkSaysDuringRemoval(store)
+        }
+    }
+
+    @Test func saysDuringASendersRemovalAreRemovedOrKeptWholeInMemory() async throws {
+        try await Self.checkSaysDuringRemoval(InMemoryMessageStore())
+    }
+
+    /// Issue 41: a say that races a removal of its sender's messages is removed
+    /// whole (a tombstone, counted, its removal announced) or kept whole (its
+    /// text, its event), never half. Four writers say while small removals run.
+    static func checkSaysDuringRemoval(_ store: some MessageStore) async throws {
+        let room: RoomID = 21
+        let spammer = SessionID.random()
+        let later = Deadline.after(.seconds(30))
+        try await store.open(room)
+        let writers = 4
+        let saysEach = 40
+        let removing = MessageSelection.bySession(spammer, room: room, sinceMs: 0)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for i in 0..<saysEach {
+                        _ = try await store.append(
+                            room: room, nick: "spam", text: "w\(writer) m\(i)", author: spammer, key: "r\(writer)-\(i)",
+                            commitBy: later)
+                    }
+                    return 0
+                }
+            }
+            group.addTask {
+                // Removals while the says go on, a few at a time, until a dozen went: the rest stay.
+                var removed = 0
+                while removed < 12 {
+                    removed += try await store.remove(removing, limit: 3).count
+                    await Task.yield()
+                }
+                return removed
+            }
+            for try await _ in group {}
+        }
+        let head = MessageID(Int64(writers * saysEach))
+        let all = try await store.history(room: room, head: head, after: 0, limit: 1000, skipRemoved: false)
+        #expect(all.map(\.id) == Array(MessageID(1)...head), "every say stored once, ids dense")
+        let tombstones = all.filter(\.removed)
+        #expect(tombstones.allSatisfy { $0.text.isEmpty }, "a removed message has no text left")
+        #expect(all.filter { !$0.removed }.allSatisfy { $0.text.hasPrefix("w") && $0.text.contains(" m") })
+        #expect((12...14).contains(tombstones.count), "removed whole: what the removals took, no more, no less")
+        #expect(
+            try await store.heads([room]) == [RoomHead(room: room, head: head, removed: Int64(tombstones.count))],
+            "the head check's count is every removal, none lost to the race")
+        // The outbox announces each message as it is now: a tombstone as removed, the rest with their text.
+        let published = Mutex<[MessageID: ChatMessage]>([:])
+        _ = try await store.relayUnannounced(olderThan: .zero, limit: 1000) { due in
+            published.withLock { held in for event in due { held[event.message.id] = event.message } }
+            return due.map(\.ref)
+        }
+        let announced = published.withLock { $0 }
+        for message in all { #expect(announced[message.id] == message, "message \(message.id) announced as it is") }
+        // And a later removal takes the rest: nothing of the sender is left.
+        while try await !store.remove(removing, limit: 50).isEmpty {}
+        #expect(try await store.history(room: room, head: head, after: 0, limit: 1000, skipRemoved: true).isEmpty)
+    }
+
     @Test func aSessionsMessagesEverywhereGoTogether() async throws {
         for store in [InMemoryMessageStore()] as [any MessageStore] { try await Self.checkEverywhere(store) }
     }
