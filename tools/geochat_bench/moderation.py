@@ -146,7 +146,7 @@ def part_one(stack, gateways, token, args):
     print(f"part 1: {removed} messages of one session in {len(rooms)} rooms removed in {requests} request(s): "
           f"answered after {answered:.2f} s; gone from every poll of both gateways after "
           + (f"{gone - began:.2f} s" if gone else "more than 60 s (not seen gone)"))
-    polling.report(f"{len(live)} live and {len(rooms)} removal rooms")
+    polling.report(f"{len(live)} live and {len(rooms)} removal rooms", {"live rooms": live, "removal rooms": rooms})
 
 
 def part_two(stack, gateways, token, args):

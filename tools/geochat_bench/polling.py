@@ -18,7 +18,7 @@ class Poller(threading.Thread):
     def __init__(self, gateway, room, interval, phase, stop):
         super().__init__(daemon=True)
         self.client = Client(gateway, timeout=10)
-        self.room = room
+        self.gateway, self.room = gateway, room
         self.interval, self.phase, self.stop = interval, phase, stop
         self.samples = {}  # phase -> [seconds]
         self.errors = 0
@@ -78,8 +78,9 @@ class PollingPhases:
         for p in self.pollers:
             p.join()
 
-    def report(self, what):
-        """Prints the pollers, the latency of each phase and the cores each process used."""
+    def report(self, what, groups=None):
+        """Prints the pollers, the latency of each phase (the during phase by gateway and `groups` of
+        rooms, when given) and the cores each process used."""
         samples = {}
         for p in self.pollers:
             for name, values in p.samples.items():
@@ -92,7 +93,20 @@ class PollingPhases:
                   f"max={max(values, default=0) * 1000:.1f} ms")
         if base and during:
             print(f"p99 during / baseline: {percentile(during, 99) / percentile(base, 99):.2f}x")
+        self.print_groups(groups or {})
         self.print_cores()
+
+    def print_groups(self, groups):
+        """The during phase by gateway and by group of rooms (`groups`: name -> rooms): where the slow polls are."""
+        if not groups:
+            return
+        print("during, by gateway and rooms:")
+        for g, gateway in enumerate(self.gateways):
+            for name, rooms in groups.items():
+                values = [v for p in self.pollers if p.gateway == gateway and p.room in rooms
+                          for v in p.samples.get("during", [])]
+                print(f"  gateway {g + 1}, {name:13s}: n={len(values)} p50={ms(values, 50)} p99={ms(values, 99)} "
+                      f"max={max(values, default=0) * 1000:.1f} ms")
 
     def print_cores(self):
         """Cores (CPU seconds / wall seconds) of each process, its children included (PostgreSQL: every
