@@ -62,3 +62,14 @@ def no_session_ids_in_logs_after_the_last_test(stack):
     yield
     leaks, _ = session_id_leaks(stack, admin_support.ISSUED_PASSWORDS)
     assert not leaks, "full session ids in logs:\n" + "\n".join(leaks[:10])
+
+
+@pytest.fixture
+def browsers():
+    """Headless Chromium browsers for the page tests (web_support.py), quit at the end of the test."""
+    from web_support import Browsers
+    started = Browsers()
+    try:
+        yield started
+    finally:
+        started.quit()

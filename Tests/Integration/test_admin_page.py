@@ -18,18 +18,9 @@ from admin_support import admin_url, api, bootstrap_admin
 from api_support import call
 from geochat_support.protocol import chat, create, messages, say_as_a_phone, start, unique_nick, unique_topic
 from geochat_support.waiting import wait_until
-from web_support import ACCESSIBLE_NAMES, Browsers, Page, assert_accessible_by_axe, assert_no_script_errors
+from web_support import ACCESSIBLE_NAMES, Page, assert_accessible_by_axe, assert_no_script_errors
 
 REASON = "page test " + unique_nick()
-
-
-@pytest.fixture
-def browsers():
-    started = Browsers()
-    try:
-        yield started
-    finally:
-        started.quit()
 
 
 @pytest.fixture(scope="module")

@@ -13,28 +13,17 @@ import random
 import time
 import uuid
 
-import pytest
-
 from api_support import call, create, say, start
 from geochat_support.protocol import chat, http, message_list
 from geochat_support.waiting import wait_until
 from conformance import element
-from web_support import (ACCESSIBLE_NAMES, Browsers, ConfiguredGateway, MapServices, assert_accessible_by_axe,
+from web_support import (ACCESSIBLE_NAMES, ConfiguredGateway, MapServices, assert_accessible_by_axe,
     assert_no_script_errors, say_and_time, screenshot)
 
 DELIVERY_LIMIT_MS = 1000
 PRESENCE_PUSH_LIMIT_S = 3  # a change of who is here reaches the page by push, well before any refresh
 PLACES = [(52.52, 13.40), (48.86, 2.35), (41.90, 12.50), (6.52, 3.38), (-23.55, -46.63), (35.68, 139.69),
           (-33.87, 151.21), (19.43, -99.13), (28.61, 77.21), (-1.29, 36.82), (45.50, -73.57), (59.33, 18.07)]
-
-
-@pytest.fixture
-def browsers():
-    started = Browsers()
-    try:
-        yield started
-    finally:
-        started.quit()
 
 
 def nick(prefix):
