@@ -143,8 +143,10 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/Gateway",
-            // The JSON API's OpenAPI document, compiled in as bytes (`OpenAPISpec`) and served as it is.
-            resources: [.embedInCode("API/openapi.json")], swiftSettings: strict),
+            // The JSON API's and the admin API's OpenAPI documents, compiled in as bytes
+            // (`OpenAPISpec`, `AdminOpenAPISpec`) and served as they are.
+            resources: [.embedInCode("API/openapi.json"), .embedInCode("AdminAPI/admin-openapi.json")],
+            swiftSettings: strict),
         .executableTarget(
             name: "SessionService",
             dependencies: [

@@ -17,6 +17,7 @@ struct AdminRoutes: Sendable {
             }
         }
         admin.post("logout", use: authenticated(endpoints.logout))
+        admin.get("openapi.json") { _, _ in AdminOpenAPISpec.response }
 
         admin.get("rooms", use: authenticated(endpoints.rooms))
         admin.get("rooms/:room", use: authenticated(endpoints.room))
