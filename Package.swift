@@ -252,8 +252,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayCore", "GeoChatDomain", "GeoChatKafka", "GeoChatBus", "GeoChatRuntime",
-                "GeoChatLegacyProtocol",
+                "Gateway", "GatewayCore", "GeoChatAdminAPI", "GeoChatDomain", "GeoChatKafka", "GeoChatBus",
+                "GeoChatRuntime", "GeoChatLegacyProtocol",
                 // The router tests run the gateway over the services' real handlers on in-memory stores.
                 "SessionService", "RoomsService", "MessagingService", "GeoChatTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
