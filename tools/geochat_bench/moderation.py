@@ -2,7 +2,7 @@
 
 Part 1, a sender's messages: one session's N messages (default 10,000, in R
 rooms, stored in bulk by SQL) are removed with `POST /admin/messages/removals`
-(up to 10,000 a request, as `geochat-admin messages remove-by-session` asks),
+(`--batch` a request, 2,000 by default as `geochat-admin messages remove-by-session` asks),
 while pollers follow live rooms and the sender's rooms through both gateways.
 Prints how long the removal took, when no gateway showed any of the messages
 any more, and the poll latency p50/p99 before and during.
@@ -131,8 +131,8 @@ def part_one(stack, gateways, token, args):
     began = time.monotonic()
     removed, requests = 0, 0
     while True:
-        answer = admin.request(operators, "POST", "messages/removals", {"session": spammer, "reason": "bench"},
-                               token=token, timeout=120)
+        answer = admin.request(operators, "POST", "messages/removals",
+                               {"session": spammer, "reason": "bench", "limit": args.batch}, token=token, timeout=120)
         assert answer.status == 200, answer
         removed += answer.json["removed"]
         requests += 1
@@ -196,6 +196,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sender-messages", type=int, default=10_000)
     parser.add_argument("--sender-rooms", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=2000,
+                        help="messages per removal request (geochat-admin's --batch default: 2000; at most 10,000)")
     parser.add_argument("--live-rooms", type=int, default=20)
     parser.add_argument("--pollers", type=int, default=40)
     parser.add_argument("--poll-interval", type=float, default=0.1)

@@ -245,12 +245,17 @@ package final class MessageReadModel: Sendable {
             }
         }
         Self.headChecks["done"].increment()
-        let (fills, dropped) = mutate { state in
-            (state.timelines.headsRead(heads), state.timelines.droppedByHeadCheck)
+        let (fills, reloads, capacity) = mutate { state in
+            (state.timelines.headsRead(heads), state.timelines.reloadsByHeadCheck, state.timelines.capacity)
         }
         for room in fills { startGapFill(room) }
-        // Their subscribers read again: the room loads with the removal their events missed.
-        for room in dropped { signals.ring(room, .messages) }
+        for reload in reloads {
+            Task {
+                // Its polls go on from memory meanwhile; then its subscribers read the removals they missed.
+                _ = await self.load(reload, limit: capacity)
+                signals.ring(reload.room, .messages)
+            }
+        }
         return true
     }
 

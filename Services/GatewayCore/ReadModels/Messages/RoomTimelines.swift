@@ -56,8 +56,11 @@ package struct RoomTimelines: Sendable {
     private var suspectedHeads: [RoomID: MessageID] = [:]
     /// The same for the owners' counts of removed messages (`RoomHead.removed`).
     private var suspectedRemovals: [RoomID: Int64] = [:]
-    /// The rooms the latest head reading dropped, to be loaded again (their subscribers are woken).
-    package private(set) var droppedByHeadCheck: [RoomID] = []
+    /// The loads the latest head reading started: rooms read again in the background, their old
+    /// timelines answering polls meanwhile (`historyLoaded` swaps them; their subscribers are woken).
+    package private(set) var reloadsByHeadCheck: [Load] = []
+    /// Rooms read again in the background, with the events that arrived since the read began.
+    private var reloads: [RoomID: (load: Load, buffer: [ChatMessage])] = [:]
     package private(set) var counts = Counts()
     /// Rooms removed lately that were not in `rooms`, one sorted list per event
     /// (8 bytes a room: an expiry run removes up to millions). A load that read
@@ -156,6 +159,7 @@ package struct RoomTimelines: Sendable {
     package mutating func historyLoaded(_ history: MessageHistory, by load: Load, now: ContinuousClock.Instant)
         -> LoadOutcome
     {
+        if reloads[load.room]?.load == load { return reloaded(history, by: load) }
         guard case .loading(load, let buffer)? = rooms[load.room] else { return .stale }
         // A removal that arrived meanwhile wins over the history read before it.
         if recentlyRemoved(load.room) {
@@ -171,9 +175,29 @@ package struct RoomTimelines: Sendable {
         return .loaded(fillGap: fill)
     }
 
+    /// A background read of a loaded room (`reloadsByHeadCheck`) arrived: the history read and the
+    /// events since replace the timeline, which answered polls until now.
+    private mutating func reloaded(_ history: MessageHistory, by load: Load) -> LoadOutcome {
+        guard let buffer = reloads.removeValue(forKey: load.room)?.buffer,
+            case .loaded(_, let polled)? = rooms[load.room]
+        else { return .stale }
+        var timeline = RoomTimeline(history: history, capacity: capacity, epoch: load.number)
+        for message in buffer { timeline.apply(message) }
+        counts.overflowed += timeline.overflowed
+        rooms[load.room] = .loaded(timeline, lastPolled: polled)
+        let fill = timeline.hasGap && beginGapFill(load.room)
+        if fill { counts.gapsByEvent += 1 }
+        return .loaded(fillGap: fill)
+    }
+
     /// The load failed; its waiters get `error`. An unknown room is remembered
     /// as absent for `absentMemory`; after any other failure the next poll loads again.
+    /// A background read that failed is left: the next head check starts another.
     package mutating func historyFailed(_ error: ProtocolError, by load: Load, now: ContinuousClock.Instant) {
+        if reloads[load.room]?.load == load {
+            reloads[load.room] = nil
+            return
+        }
         guard case .loading(load, _)? = rooms[load.room] else { return }
         rooms[load.room] = error.code == .noSuchChat ? .absent(until: now + absentMemory) : nil
     }
@@ -194,6 +218,7 @@ package struct RoomTimelines: Sendable {
             let overflowed = timeline.overflowed
             let gap = timeline.apply(message)
             if let shownFrom { timeline.nothingShown(below: shownFrom) }
+            reloads[message.room]?.buffer.append(message)
             counts.overflowed += timeline.overflowed - overflowed
             rooms[message.room] = .loaded(timeline, lastPolled: polled)
             guard gap && beginGapFill(message.room) else { return .kept }
@@ -313,22 +338,26 @@ package struct RoomTimelines: Sendable {
     package var suspectedRooms: [RoomID] { Set(suspectedHeads.keys).union(suspectedRemovals.keys).sorted() }
 
     /// A count of removed messages above the timeline's at two readings in a row is a removal whose
-    /// event this gateway did not get: the room is dropped (`droppedByHeadCheck`), and its next poll
-    /// loads it again, tombstones included.
+    /// event this gateway did not get, or one below the window, which a timeline cannot count: the
+    /// room is read again in the background (`reloadsByHeadCheck`), tombstones included, while its
+    /// polls go on from memory.
     package mutating func headsRead(_ heads: [RoomHead]) -> [RoomID] {
         var fills: [RoomID] = []
         var suspected: [RoomID: MessageID] = [:]
         var suspectedRemoved: [RoomID: Int64] = [:]
-        droppedByHeadCheck = []
+        reloadsByHeadCheck = []
         for reading in heads {
             if case .loaded(let timeline, _)? = rooms[reading.room], reading.removed > timeline.removedKnown {
                 if let earlier = suspectedRemovals[reading.room], earlier > timeline.removedKnown {
-                    rooms[reading.room] = nil
-                    gapFills[reading.room] = nil
-                    counts.removalsByHead += 1
-                    droppedByHeadCheck.append(reading.room)
-                    continue
+                    if reloads[reading.room] == nil {
+                        loadsStarted += 1
+                        let load = Load(room: reading.room, number: loadsStarted)
+                        reloads[reading.room] = (load, [])
+                        reloadsByHeadCheck.append(load)
+                        counts.removalsByHead += 1
+                    }
                 }
+                // Still suspected while read again: if the read fails, the next reading starts another.
                 suspectedRemoved[reading.room] = reading.removed
             }
             guard case .loaded(var timeline, let polled)? = rooms[reading.room], reading.head > timeline.known else {
@@ -359,6 +388,9 @@ package struct RoomTimelines: Sendable {
             case .absent(let until), .removed(let until): now < until
             case .loading: true
             }
+        }
+        reloads = reloads.filter { room, _ in
+            if case .loaded? = rooms[room] { true } else { false }
         }
     }
 
