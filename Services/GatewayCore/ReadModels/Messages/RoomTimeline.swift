@@ -70,6 +70,13 @@ package struct RoomTimeline: Sendable {
         known = history.head
         tombstones = window.count { $0.removed }
         removedKnown = history.removed ?? 0
+        // The owner's count is read before its messages (never high): if it covers every id below the
+        // window, none of them is shown, and reads of a cleared room stay in memory from the start.
+        if let removed = history.removed, let first = window.first,
+            first.id.rawValue - 1 <= removed - Int64(tombstones)
+        {
+            nothingShownBelowWindow = true
+        }
         // A subscriber of an earlier timeline of the room (evicted, or dropped by the head check) learns these.
         for message in window where message.removed { noteRemoval(message.id) }
     }

@@ -83,6 +83,21 @@ import Testing
         #expect(moving.read(past: 0, limit: 20) == .needsHistory, "trimmed messages below the window are shown")
     }
 
+    /// A history whose owner's count of removals covers every id below what it holds: nothing below
+    /// is shown, so a cleared room loaded again answers from memory without a read-through.
+    @Test func aLoadedHistoryThatCountsEveryIDBelowAsRemovedNeedsNoReadThrough() {
+        var read = RoomTimelineTests.messages(101...110)
+        for i in 0..<10 { read[i] = read[i].tombstone }
+        let cleared = RoomTimeline(
+            history: MessageHistory(room: 1, head: 110, messages: read, removed: 110), capacity: 100)
+        #expect(Self.ids(cleared.read(past: 0, limit: 5)) == [])
+        let short = RoomTimeline(
+            history: MessageHistory(room: 1, head: 110, messages: read, removed: 109), capacity: 100)
+        #expect(short.read(past: 0, limit: 5) == .needsHistory, "one id below may be shown")
+        let unknown = RoomTimeline(history: MessageHistory(room: 1, head: 110, messages: read), capacity: 100)
+        #expect(unknown.read(past: 0, limit: 5) == .needsHistory, "an owner that does not count: read")
+    }
+
     @Test func aRemovalIsFinalWhateverTheOrderOfArrival() {
         var t = T.timeline(1...3)
         // The tombstone of 5 arrives before 4 and 5 themselves.
