@@ -36,7 +36,7 @@ struct Messages: AsyncParsableCommand {
         @Option(help: "Only in this room.") var room: Int64?
         @Option(help: "Only messages of the last … (30m, 2h, 7d); absent: all of them.") var since: String?
         @Option(help: "Why (kept in the audit log).") var reason = ""
-        @Option(help: "Messages per request (1-\(RemoveMessages.maxLimit)).") var batch = 2000
+        @Option(help: "Messages per request (1-\(RemoveMessages.maxLimit)).") var batch = 500
 
         /// `--sender-of 42/17`: room 42, message 17.
         var message: MessageKey? {

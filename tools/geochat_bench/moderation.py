@@ -2,7 +2,7 @@
 
 Part 1, a sender's messages: one session's N messages (default 10,000, in R
 rooms, stored in bulk by SQL) are removed with `POST /admin/messages/removals`
-(`--batch` a request, 2,000 by default as `geochat-admin messages remove-by-session` asks),
+(`--batch` a request, 500 by default as `geochat-admin messages remove-by-session` asks),
 while pollers follow live rooms and the sender's rooms through both gateways.
 Prints how long the removal took, when no gateway showed any of the messages
 any more, and the poll latency p50/p99 before and during.
@@ -196,8 +196,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sender-messages", type=int, default=10_000)
     parser.add_argument("--sender-rooms", type=int, default=20)
-    parser.add_argument("--batch", type=int, default=2000,
-                        help="messages per removal request (geochat-admin's --batch default: 2000; at most 10,000)")
+    parser.add_argument("--batch", type=int, default=500,
+                        help="messages per removal request (geochat-admin's --batch default: 500; at most 10,000)")
     parser.add_argument("--live-rooms", type=int, default=20)
     parser.add_argument("--pollers", type=int, default=40)
     parser.add_argument("--poll-interval", type=float, default=0.1)

@@ -10,7 +10,7 @@ import { confirmChange } from './confirm.js';
 const $ = (id) => document.getElementById(id);
 const MAP_FILES = new URL('map/', window.location.href).pathname;
 const LATEST_MESSAGES = 50;
-const REMOVAL_BATCH = 2000;
+const REMOVAL_BATCH = 500; // as geochat-admin: small batches keep polls fast meanwhile (docs/benchmarks.md)
 
 // ------------------------------------------------------------------ the status line
 
