@@ -166,13 +166,7 @@ package struct RoomTimelines: Sendable {
             rooms[load.room] = .removed(until: now + removedMemory)
             return .noSuchRoom
         }
-        var timeline = RoomTimeline(history: history, capacity: capacity, epoch: load.number)
-        for message in buffer { timeline.apply(message) }
-        counts.overflowed += timeline.overflowed
-        rooms[load.room] = .loaded(timeline, lastPolled: now)
-        let fill = timeline.hasGap && beginGapFill(load.room)
-        if fill { counts.gapsByEvent += 1 }
-        return .loaded(fillGap: fill)
+        return install(history, then: buffer, by: load, lastPolled: now)
     }
 
     /// A background read of a loaded room (`reloadsByHeadCheck`) arrived: the history read and the
@@ -181,10 +175,17 @@ package struct RoomTimelines: Sendable {
         guard let buffer = reloads.removeValue(forKey: load.room)?.buffer,
             case .loaded(_, let polled)? = rooms[load.room]
         else { return .stale }
+        return install(history, then: buffer, by: load, lastPolled: polled)
+    }
+
+    /// The room's timeline from a history read and the events that arrived since the read began.
+    private mutating func install(
+        _ history: MessageHistory, then buffer: [ChatMessage], by load: Load, lastPolled: ContinuousClock.Instant
+    ) -> LoadOutcome {
         var timeline = RoomTimeline(history: history, capacity: capacity, epoch: load.number)
         for message in buffer { timeline.apply(message) }
         counts.overflowed += timeline.overflowed
-        rooms[load.room] = .loaded(timeline, lastPolled: polled)
+        rooms[load.room] = .loaded(timeline, lastPolled: lastPolled)
         let fill = timeline.hasGap && beginGapFill(load.room)
         if fill { counts.gapsByEvent += 1 }
         return .loaded(fillGap: fill)
