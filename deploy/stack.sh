@@ -245,6 +245,7 @@ up() {
   echo "GeoChat is up. Gateways: $(urls_of gateway)"
   echo "Operators' listeners (admin API, /status, /metrics; loopback only): $(admin_urls)"
   echo "Web map: $gw/   JSON API: $gw/api/v1/openapi.json"
+  echo "Admin page: $(admin_urls | cut -d' ' -f1)/admin/ui/   (an admin account first: docs/operations.md, \"The first admin\")"
   echo "Try: curl '$gw/chat.php?v=5&cmd=start&nick=Lydia'"
   echo "State, logs and ports: $STATE   (stop: deploy/stack.sh down${STATE:+ --state-dir $STATE})"
 }
