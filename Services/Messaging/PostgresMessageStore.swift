@@ -288,15 +288,16 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     /// removed rooms are gone already.
     func remove(_ selection: MessageSelection, limit: Int) async throws -> [ChatMessage] {
         // One message (`id`), or one author's: named (`session`), or the writer of `sender`.
-        let (room, id, bySender, session, sender, since): (RoomID?, MessageID?, Bool, String?, MessageKey?, Date)
+        let (room, id, session, sender, since): (RoomID?, MessageID?, String?, MessageKey?, Date)
         switch selection {
         case .message(let inRoom, let message):
-            (room, id, bySender, session, sender, since) = (inRoom, message, false, nil, nil, .distantPast)
+            (room, id, session, sender, since) = (inRoom, message, nil, nil, .distantPast)
         case .bySession(let author, let inRoom, let sinceMs):
-            (room, id, bySender, session, sender, since) = (inRoom, nil, true, author.value, nil, Self.date(sinceMs))
+            (room, id, session, sender, since) = (inRoom, nil, author.value, nil, Self.date(sinceMs))
         case .bySenderOf(let message, let inRoom, let sinceMs):
-            (room, id, bySender, session, sender, since) = (inRoom, nil, true, nil, message, Self.date(sinceMs))
+            (room, id, session, sender, since) = (inRoom, nil, nil, message, Self.date(sinceMs))
         }
+        let bySender = session != nil || sender != nil
         let rows = try await client.query(
             """
             WITH author AS (

@@ -23,6 +23,12 @@ const status = {
   error(error) { this.show(explain(error), 'error'); },
 };
 
+// Asks for confirmation (and the reason) first; then runs `work(answer)` as `act` does.
+async function confirmThen(button, question, work) {
+  const answer = await confirmChange(question);
+  if (answer) await act(button, () => work(answer));
+}
+
 // Runs `work` with `button` disabled; its failure goes to the status line.
 async function act(button, work) {
   if (button) button.disabled = true;
@@ -293,14 +299,12 @@ async function changeRoom(event) {
 async function removeRoom() {
   const room = openedRoom;
   if (!room) return;
-  const answer = await confirmChange({
+  await confirmThen($('room-remove'), {
     title: 'Remove room ' + room.id + '?',
     text: `“${room.topic}” goes with its ${room.messages ?? 0} messages and ${room.members} memberships; `
       + 'its id is never used again. This cannot be undone.',
     confirm: 'Remove the room',
-  });
-  if (!answer) return;
-  await act($('room-remove'), async () => {
+  }, async (answer) => {
     await request('DELETE', 'rooms/' + segment(room.id) + query({ reason: answer.reason }));
     closeRoom();
     status.show('Room ' + room.id + ' removed');
@@ -340,13 +344,11 @@ async function loadMessages() {
 }
 
 async function removeMessage(room, message, origin) {
-  const answer = await confirmChange({
+  await confirmThen(origin, {
     title: 'Remove message ' + message.id + '?',
     text: `${message.nick}: “${message.text}”. It disappears from every phone, page and transcript.`,
     confirm: 'Remove the message',
-  });
-  if (!answer) return;
-  await act(origin, async () => {
+  }, async (answer) => {
     const removed = await request('DELETE',
       'rooms/' + segment(room.id) + '/messages/' + segment(message.id) + query({ reason: answer.reason }));
     status.show(removed.removed ? 'Message ' + message.id + ' removed' : 'Message ' + message.id + ' was removed already');
@@ -358,13 +360,11 @@ async function removeMessage(room, message, origin) {
 // once, so a message they post meanwhile is either removed or kept, never half.
 async function removeSendersMessages(room, message, inThisRoom, origin) {
   const where = inThisRoom ? 'in this room' : 'in every room';
-  const answer = await confirmChange({
+  await confirmThen(origin, {
     title: `Remove every message of ${message.nick} ${where}?`,
     text: `Every message of the session that wrote message ${message.id}, ${where}, from the first one on.`,
     confirm: 'Remove their messages',
-  });
-  if (!answer) return;
-  await act(origin, async () => {
+  }, async (answer) => {
     const body = {
       senderOf: { room: room.id, id: message.id }, sinceMs: 0, limit: REMOVAL_BATCH,
       ...(inThisRoom ? { room: room.id } : {}), ...(answer.reason ? { reason: answer.reason } : {}),
@@ -410,14 +410,12 @@ function sessionRow(s) {
 }
 
 async function renameSession(s, origin) {
-  const answer = await confirmChange({
+  await confirmThen(origin, {
     title: 'Rename ' + s.nick + '?',
     text: 'The session keeps its rooms; a nickname in use gets a suffix, as a phone’s rename does.',
     confirm: 'Rename',
     value: { label: 'New nickname', initial: '' },
-  });
-  if (!answer) return;
-  await act(origin, async () => {
+  }, async (answer) => {
     const changed = await request('PUT', 'sessions/' + segment(s.id),
       { nick: answer.value, ...(answer.reason ? { reason: answer.reason } : {}) });
     status.show(s.nick + ' is now ' + changed.nick);
@@ -426,13 +424,11 @@ async function renameSession(s, origin) {
 }
 
 async function endSession(s, origin) {
-  const answer = await confirmChange({
+  await confirmThen(origin, {
     title: 'End the session of ' + s.nick + '?',
     text: 'Its next request, on every gateway, is refused as an unknown session; the phone starts again.',
     confirm: 'End the session',
-  });
-  if (!answer) return;
-  await act(origin, async () => {
+  }, async (answer) => {
     await request('DELETE', 'sessions/' + segment(s.id) + query({ reason: answer.reason }));
     status.show('The session of ' + s.nick + ' is ended');
     await findSessions();
@@ -440,13 +436,11 @@ async function endSession(s, origin) {
 }
 
 async function banSession(s, origin) {
-  const answer = await confirmChange({
+  await confirmThen(origin, {
     title: 'Ban the session of ' + s.nick + '?',
     text: 'Every command of this session is refused on every gateway until the ban is lifted.',
     confirm: 'Ban the session',
-  });
-  if (!answer) return;
-  await act(origin, async () => {
+  }, async (answer) => {
     await request('POST', 'bans', { session: s.id, ...(answer.reason ? { reason: answer.reason } : {}) });
     status.show('The session of ' + s.nick + ' is banned');
     await Promise.all([findSessions(), loadBans()]);

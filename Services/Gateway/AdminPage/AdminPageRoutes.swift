@@ -22,8 +22,6 @@ struct AdminPageRoutes: Sendable {
     func register(on router: Router<GatewayRequestContext>) {
         let page = StaticFiles(
             directory: webDirectory.isEmpty ? "" : webDirectory + "/" + Self.folder, notInstalled: Self.notInstalled)
-        let web = StaticFiles(directory: webDirectory, notInstalled: Self.notInstalled)
-        let leaflet = StaticFiles(directory: leafletDirectory, notInstalled: Self.notInstalled)
         let ui = router.group(RouterPath(pathPrefix + "/admin/ui"))
         ui.get("") { request, _ in
             // `…/ui` and `…/ui/` reach here alike; the page's relative names need the slash.
@@ -32,13 +30,10 @@ struct AdminPageRoutes: Sendable {
             }
             return page.serve("index.html")
         }
-        let settings = map.json
-        ui.get("map/settings.json") { _, _ in StaticFiles.json(settings) }
-        ui.get("map/**") { _, context in
-            let name = context.parameters.getCatchAll().joined(separator: "/")
-            return WebMapRoutes.isMapFile(name) ? web.serve(name) : StaticFiles.text(.notFound, "not found\n")
-        }
-        ui.get("leaflet/**") { _, context in leaflet.serve(context.parameters.getCatchAll().joined(separator: "/")) }
+        WebMapRoutes.registerMapFiles(
+            on: ui, map: "map", leaflet: "leaflet",
+            web: StaticFiles(directory: webDirectory, notInstalled: Self.notInstalled),
+            leaflet: StaticFiles(directory: leafletDirectory, notInstalled: Self.notInstalled), settings: map)
         ui.get("**") { _, context in page.serve(context.parameters.getCatchAll().joined(separator: "/")) }
     }
 }

@@ -18,13 +18,15 @@ struct StaticFiles: Sendable {
         guard Self.isPlainPath(name), Self.isPageAsset(name),
             let data = FileManager.default.contents(atPath: directory + "/" + name)
         else {
-            return Self.text(.notFound, "not found\n")
+            return Self.notFound
         }
         return Response(
             status: .ok,
             headers: [.contentType: Self.contentType(name), .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    static var notFound: Response { text(.notFound, "not found\n") }
 
     static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
         Response(

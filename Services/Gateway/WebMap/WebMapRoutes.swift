@@ -16,16 +16,26 @@ struct WebMapRoutes: Sendable {
 
     func register(on router: Router<GatewayRequestContext>) {
         let web = StaticFiles(directory: webDirectory, notInstalled: Self.notInstalled)
-        let leaflet = StaticFiles(directory: leafletDirectory, notInstalled: Self.notInstalled)
         router.get("/") { _, _ in web.serve("index.html") }
-        let settings = map.json
-        router.get("/map/settings.json") { _, _ in StaticFiles.json(settings) }
-        router.get("/map/leaflet/**") { _, context in
+        Self.registerMapFiles(
+            on: router, map: "/map", leaflet: "/map/leaflet", web: web,
+            leaflet: StaticFiles(directory: leafletDirectory, notInstalled: Self.notInstalled), settings: map)
+    }
+
+    /// The map's files a page loads: `<map>/settings.json`, `<map>/<file>` (not
+    /// the admin page's) and Leaflet's `<leaflet>/<file>`. The web map's and the admin page's.
+    static func registerMapFiles(
+        on routes: some RouterMethods<GatewayRequestContext>, map: String, leaflet leafletPath: String,
+        web: StaticFiles, leaflet: StaticFiles, settings: MapSettings
+    ) {
+        let json = settings.json
+        routes.get(RouterPath(map + "/settings.json")) { _, _ in StaticFiles.json(json) }
+        routes.get(RouterPath(leafletPath + "/**")) { _, context in
             leaflet.serve(context.parameters.getCatchAll().joined(separator: "/"))
         }
-        router.get("/map/**") { _, context in
+        routes.get(RouterPath(map + "/**")) { _, context in
             let name = context.parameters.getCatchAll().joined(separator: "/")
-            return Self.isMapFile(name) ? web.serve(name) : StaticFiles.text(.notFound, "not found\n")
+            return isMapFile(name) ? web.serve(name) : StaticFiles.notFound
         }
     }
 
