@@ -123,8 +123,8 @@ struct MessagingCommandHandlers: Sendable {
     }
 
     /// An operator's removal: the tombstones are committed with their outbox
-    /// rows, then announced like new messages (a gateway replaces what it
-    /// holds of them), so a removal reaches every gateway as a say does.
+    /// rows, then announced on the message events, one record a room (a gateway
+    /// replaces what it holds of them), so a removal reaches every gateway as a say does.
     func removeMessages(_ command: RemoveMessages, _ context: CommandContext) async throws -> RemovedMessages {
         guard (1...RemoveMessages.maxLimit).contains(command.limit) else {
             throw ProtocolError.bad("limit", "is not between 1 and \(RemoveMessages.maxLimit)")
@@ -146,8 +146,16 @@ struct MessagingCommandHandlers: Sendable {
         // memory instead of reading PostgreSQL to learn nothing is left. Without it (a failed read,
         // the relay's re-announcements) gateways read once, as before.
         let shownFrom = (try? await store.shownFrom(Array(Set(tombstones.map(\.room))))) ?? [:]
-        for tombstone in tombstones {
-            outbox.announce(MessageStored(message: tombstone, author: nil, shownFrom: shownFrom[tombstone.room]))
+        // One record a room (`MessagesRemoved`), not one a message: a sender's 500 messages cost the
+        // broker and every gateway one event. Each tombstone keeps its outbox row until it is out.
+        for (room, removed) in Dictionary(grouping: tombstones, by: \.room) {
+            let entries = removed.map { MessageStored(message: $0, author: nil, shownFrom: shownFrom[room]) }
+            let removal = MessagesRemoved(room: room, ids: removed.map(\.id), shownFrom: shownFrom[room])
+            if let record = try? EncodedEvent(removal) {
+                outbox.announce(record, covering: entries)
+            } else {
+                for entry in entries { outbox.announce(entry) }
+            }
         }
         logger.info(
             "messages removed",

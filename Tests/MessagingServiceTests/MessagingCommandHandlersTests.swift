@@ -219,12 +219,14 @@ import Testing
         #expect(try await bus.send(CountMessages(rooms: [room]), within: TestPatience.deadline).map(\.messages) == [2])
         let removed = try await bus.send(operators.sealed(removal), within: TestPatience.deadline)
         #expect(removed == RemovedMessages(removed: [MessageKey(room: room, id: first.id)], more: false))
-        let tombstones = events.published(MessageStored.self).map(\.message).filter(\.removed)
-        #expect(tombstones.map(\.id) == [first.id], "gateways learn it as they learn a message")
         #expect(
-            events.published(MessageStored.self).filter(\.message.removed).map(\.shownFrom) == [second.id],
-            "and where the room's shown messages start")
-        #expect(tombstones.allSatisfy { $0.text.isEmpty })
+            events.published(MessagesRemoved.self) == [
+                MessagesRemoved(room: room, ids: [first.id], shownFrom: second.id)
+            ],
+            "gateways learn it on the message events, with where the room's shown messages start")
+        let log = try await bus.send(
+            ReadHistory(room: room, after: 0, limit: 10, skipRemoved: false), within: TestPatience.deadline)
+        #expect(log.messages.filter(\.removed).map(\.text) == [""], "a tombstone keeps no text")
         #expect(
             try await bus.send(operators.sealed(removal), within: TestPatience.deadline).removed.isEmpty,
             "removed already: no change")
@@ -245,5 +247,34 @@ import Testing
                 operators.sealed(RemoveMessages(.bySession(author, room: nil, sinceMs: 0), limit: 0, by: "ops")),
                 within: TestPatience.deadline)
         }
+    }
+
+    @Test func aRemovalIsOneRecordARoomAndItsTombstonesLeaveTheOutboxOnceItIsOut() async throws {
+        var said: [ChatMessage] = []
+        for text in ["one", "two", "three"] { said.append(try await say(text)) }
+        let kept = try await say("kept", by: .some(.random()), nick: "Bo")
+        let removal = RemoveMessages(.bySession(author, room: nil, sinceMs: 0), by: "ops")
+        let removed = try await bus.send(operators.sealed(removal), within: TestPatience.deadline)
+        #expect(removed.removed.map(\.id) == said.map(\.id))
+        try await settled()
+        #expect(
+            events.published(MessagesRemoved.self) == [
+                MessagesRemoved(room: room, ids: said.map(\.id), shownFrom: kept.id)
+            ], "three messages, one record")
+        #expect(events.published(MessageStored.self).filter(\.message.removed).isEmpty)
+        #expect(try await outbox.pass() == .relayed(published: 0, failed: 0, backlog: 0))
+        #expect(store.unannounced.isEmpty, "the record took every tombstone's row")
+
+        // The broker refuses the record: the relay publishes each tombstone on its own later.
+        let late = try await say("four")
+        try await outbox.pass()
+        events.refuse(true)
+        _ = try await bus.send(operators.sealed(removal), within: TestPatience.deadline)
+        try await settled()
+        #expect(store.unannounced == [MessageRef(late)], "kept for the relay")
+        events.refuse(false)
+        #expect(try await outbox.pass() == .relayed(published: 1, failed: 0, backlog: 0))
+        #expect(events.published(MessageStored.self).filter(\.message.removed).map(\.message.id) == [late.id])
+        #expect(store.unannounced.isEmpty)
     }
 }

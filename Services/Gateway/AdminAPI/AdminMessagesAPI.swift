@@ -61,8 +61,8 @@ extension AdminEndpoints {
             return (removed, "\(removed.removed.count) removed" + (removed.more ? ", more selected" : ""))
         }
         // This gateway stops showing them at once; the others on the events.
-        for key in removed.removed {
-            messages.apply(ChatMessage(room: key.room, id: key.id, nick: "", text: "", addedAt: 0, removed: true))
+        for (room, keys) in Dictionary(grouping: removed.removed, by: \.room) {
+            messages.apply(MessagesRemoved(room: room, ids: keys.map(\.id)))
         }
         return removed
     }

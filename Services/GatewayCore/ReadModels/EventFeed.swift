@@ -48,6 +48,8 @@ package struct EventFeed: Sendable {
                     }
                     // After the timeline has it: the sayer's next poll here finds it.
                     if let request = envelope.answers { requests.answered(request, by: stored.message) }
+                } else if let removal = EventDecoding.decode(MessagesRemoved.self, from: record) {
+                    BusSpans.applying(record) { messages.apply(removal) }
                 }
             case Topics.roomEvents:
                 let envelope = EventDecoding.envelope(RoomEvent.self, from: record.value)

@@ -51,12 +51,24 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     @discardableResult
     public func announce(_ entry: Entry?) -> RecordDelivery {
         guard let entry else { return .completed(nil) }
+        return announce(entry.enqueue(on: events), covering: [entry.ref], lane: entry.lane)
+    }
+
+    /// One event that announces several staged entries at once (a removal's tombstones of one room),
+    /// on their lane: their rows go once the broker took it; if it did not, the relay publishes each
+    /// entry's own event.
+    @discardableResult
+    public func announce(_ record: EncodedEvent, covering entries: [Entry]) -> RecordDelivery {
+        guard let lane = entries.first?.lane else { return .completed(nil) }
+        return announce(events.enqueue(record), covering: entries.map(\.ref), lane: lane)
+    }
+
+    private func announce(_ delivery: RecordDelivery, covering refs: [Entry.Ref], lane: String) -> RecordDelivery {
         noteAnnounced()
-        let delivery = entry.enqueue(on: events)
         unsettled.add(1, ordering: .relaxed)
         let settled = OneShot<Bool>()
         Task {
-            settled.finish(.success(await self.settle(delivery, of: entry)))
+            settled.finish(.success(await self.settle(delivery, of: refs, lane: lane)))
             self.unsettled.subtract(1, ordering: .relaxed)
         }
         return RecordDelivery {
@@ -76,7 +88,7 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     public func announceAndWait(_ entries: [Entry]) async {
         if !entries.isEmpty { noteAnnounced() }
         let deliveries = entries.map { ($0, $0.enqueue(on: events)) }
-        for (entry, delivery) in deliveries { await settle(delivery, of: entry) }
+        for (entry, delivery) in deliveries { await settle(delivery, of: [entry.ref], lane: entry.lane) }
     }
 
     private func noteAnnounced() {
@@ -84,22 +96,22 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
         lastAnnounced.withLock { $0 = now }
     }
 
-    /// Whether the broker took the event.
+    /// Whether the broker took the event (announcing the entries `refs` names).
     @discardableResult
-    private func settle(_ delivery: RecordDelivery, of entry: Entry) async -> Bool {
+    private func settle(_ delivery: RecordDelivery, of refs: [Entry.Ref], lane: String) async -> Bool {
         do {
             try await delivery.wait()
         } catch {
             OutboxMetrics.failures["handler"].increment()
             logger.warning(
                 "change committed, event left to the outbox relay",
-                metadata: ["lane": "\(entry.lane)", "error": "\(error)"])
+                metadata: ["lane": "\(lane)", "error": "\(error)"])
             return false
         }
         OutboxMetrics.published["handler"].increment()
         acknowledged.withLock { rows in
-            if rows.count >= Self.maxAcknowledged { rows.removeFirst(rows.count - Self.maxAcknowledged + 1) }
-            rows.append(entry.ref)
+            rows.append(contentsOf: refs)
+            if rows.count > Self.maxAcknowledged { rows.removeFirst(rows.count - Self.maxAcknowledged) }
         }
         return true
     }

@@ -72,6 +72,32 @@ public struct MessageStored: WireEvent {
     }
 }
 
+/// An operator's removal of some of a room's messages, as one record (`RemoveMessages`): a gateway
+/// replaces what it holds of them with tombstones, as it would on each tombstone's `MessageStored`
+/// (the outbox relay, publishing what the broker did not take, still sends those one by one).
+/// On the message events' topic, under a schema of its own, in the room's order.
+public struct MessagesRemoved: WireEvent, Equatable {
+    public static let topic = Topics.messageEvents
+    public static let schema = "geochat.messages.removed.v1"
+    public var room: RoomID
+    /// Ascending.
+    public var ids: [MessageID]
+    /// As `MessageStored.shownFrom`: no message of the room below it is shown, now or ever.
+    public var shownFrom: MessageID?
+    public var partitionKey: String { String(room) }
+
+    public init(room: RoomID, ids: [MessageID], shownFrom: MessageID? = nil) {
+        self.room = room
+        self.ids = ids.sorted()
+        self.shownFrom = shownFrom
+    }
+
+    /// What a reader of the log learns of each: its tombstone (nick and time are not shown, so not sent).
+    public var tombstones: [ChatMessage] {
+        ids.map { ChatMessage(room: room, id: $0, nick: "", text: "", addedAt: 0, removed: true) }
+    }
+}
+
 /// Sessions a gateway saw a request from since its previous batch.
 public struct PresenceBatch: WireEvent {
     public static let topic = Topics.presence

@@ -145,6 +145,24 @@ package final class MessageReadModel: Sendable {
         signals.ring(message.room, .messages)
     }
 
+    /// An operator's removal (`MessagesRemoved`; the gateway that took it, from its answer): one
+    /// change of the room's timeline for all its tombstones, one wake-up for its readers.
+    package func apply(_ removal: MessagesRemoved) {
+        guard !removal.ids.isEmpty else { return }
+        let tombstones = removal.tombstones
+        let gap = mutate { state in
+            var gap = false
+            for (index, tombstone) in tombstones.enumerated() {
+                let last = index == tombstones.count - 1
+                let arrival = state.timelines.messageArrived(tombstone, shownFrom: last ? removal.shownFrom : nil)
+                if case .fillGap = arrival { gap = true }
+            }
+            return gap
+        }
+        if gap { startGapFill(removal.room) }
+        signals.ring(removal.room, .messages)
+    }
+
     /// The message ids removed in the room since `cursor` (nil: none; where things stand now), and the
     /// cursor to ask with next; nil when this gateway does not hold the room.
     package func removals(in room: RoomID, since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor)? {

@@ -110,6 +110,21 @@ struct MessageReadModelTests {
         #expect(await calls.next() == Call(room: Self.room, after: nil, limit: 20))
     }
 
+    /// An operator's removal as one event (`MessagesRemoved`): every id leaves the polls, push
+    /// subscribers are told each, and ids beyond the timeline's head are a gap to fill, not a skip.
+    @Test func aRemovalEventTakesEveryIdItNamesOutOfThePolls() async throws {
+        let source = ScriptedHistory(prepared: [.success(Self.history(1...6))], holdUnprepared: false)
+        let model = MessageReadModel(backend: source, capacity: 20)
+        #expect(try await model.poll(room: Self.room, past: 0, limit: 10) == Self.messages(1...6))
+        let cursor = try #require(model.removals(in: Self.room, since: nil)).next
+        model.apply(MessagesRemoved(room: Self.room, ids: [5, 2, 3]))
+        #expect(try await model.poll(room: Self.room, past: 0, limit: 10).map(\.id) == [1, 4, 6])
+        #expect(try await model.poll(room: Self.room, past: 1, limit: 1).map(\.id) == [4], "removed ids are skipped")
+        #expect(model.removals(in: Self.room, since: cursor)?.ids == [2, 3, 5])
+        model.apply(MessagesRemoved(room: Self.room, ids: []))
+        #expect(source.count == 1, "answered from memory")
+    }
+
     /// The per-address history limit is asked before a load, never for a poll
     /// answered from memory; a refusal loads nothing.
     @Test func onlyALoadAsksBeforeLoading() async throws {
