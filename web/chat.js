@@ -303,6 +303,7 @@ export class Chats {
     source.addEventListener('open', () => this.opened(c, source));
     source.addEventListener('message', (ev) => this.onEvent(c, source, ev, (data) => this.add(c, data, { live: true })));
     source.addEventListener('participants', (ev) => this.onEvent(c, source, ev, (data) => this.setParticipants(c, data.participants || [])));
+    source.addEventListener('removed', (ev) => this.onEvent(c, source, ev, (data) => this.removeMessages(c, data.ids || [])));
     source.addEventListener('gone', () => { if (c.source === source) this.gone(c, '“' + c.room.topic + '” is gone'); });
     source.addEventListener('error', (ev) => this.streamError(c, source, ev));
   }
@@ -376,6 +377,16 @@ export class Chats {
     this.hooks.rooms.noteActivity(c.id, Date.parse(m.addedAt) || Date.now());
     if (live) this.countUnread(c, m, quiet);
     if (c === this.current) this.showMessage(m);
+  }
+
+  // An operator removed them (`event: removed`; on resuming, those removed while away): off the screen.
+  removeMessages(c, ids) {
+    for (const id of ids) {
+      if (typeof id !== 'number' || !c.messages.delete(id)) continue;
+      if (c !== this.current) continue;
+      const li = this.el.messages.querySelector('.message[data-message-id="' + id + '"]');
+      if (li) li.remove();
+    }
   }
 
   countUnread(c, m, quiet) {

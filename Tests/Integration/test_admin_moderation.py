@@ -51,6 +51,12 @@ def test_a_removed_message_is_gone_from_every_reader_on_every_gateway(stack, adm
     name, _, data = next(e for e in iter(stream.next_event, None) if e[0] != "participants")
     assert name == "removed" and json.loads(data) == {"room": room, "ids": [2]}, (name, data)
     stream.close()
+    # A subscriber that was away (a browser resuming with Last-Event-ID) is told at once, on either gateway.
+    for gateway in (a, b):
+        resumed = EventStream(gateway, room, last_event_id=3)
+        name, _, data = next(e for e in iter(resumed.next_event, None) if e[0] != "participants")
+        assert name == "removed" and json.loads(data) == {"room": room, "ids": [2]}, (gateway, name, data)
+        resumed.close()
     # A new message after the removal: ids go on, nothing reused.
     say(b, phone, room, "fourth")
     wait_until(lambda: ids(a, room) == [1, 3, 4], message="the next message on A")

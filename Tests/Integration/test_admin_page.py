@@ -14,7 +14,8 @@ import urllib.parse
 
 import pytest
 
-from admin_support import admin_url, api, bootstrap_admin
+from admin_support import admin_url, api, bootstrap_admin, login
+import api_support
 from api_support import call
 from geochat_support.protocol import chat, create, messages, say_as_a_phone, start, unique_nick, unique_topic
 from geochat_support.waiting import wait_until
@@ -280,3 +281,31 @@ def http_get(url):
         return types.SimpleNamespace(status=response.status, headers=response.headers, body=response.read())
     finally:
         connection.close()
+
+
+def test_a_removed_message_leaves_the_web_maps_screen_live_and_on_resuming(stack, admin, browsers):
+    """Issue 41: a browser showing a message an operator removes takes it off the screen (`event: removed`),
+    and one whose stream was away when it happened is told when it resumes from its last id."""
+    a, b = stack["gateways"][:2]
+    token = login(a, admin["name"], admin["password"])
+    poster = api_support.start(b)
+    latitude, longitude = -14.2, 78.4  # the Indian Ocean: near no other test's rooms
+    room = api_support.create(b, poster, latitude, longitude, 12, unique_topic())["id"]
+    for text in ("one", "two", "three"):
+        api_support.say(b, poster, room, text)
+    page = browsers.page(a)
+    page.open(a, f"#map=13/{latitude:.5f}/{longitude:.5f}&room={room}")
+    page.wait(lambda p: [t for _, t in p.messages()] == ["one", "two", "three"], "the three messages shown")
+    page.live()
+
+    assert api(b, "DELETE", f"rooms/{room}/messages/2?reason=spam", token=token).status == 200
+    page.wait(lambda p: [t for _, t in p.messages()] == ["one", "three"], "gone from the screen", timeout=5)
+
+    # Away: the page's stream closed; a removal meanwhile; the page listens again from its last id.
+    page.js("const c = geochat.chats.current; c.source.close(); c.source = null;")
+    assert api(b, "DELETE", f"rooms/{room}/messages/3?reason=spam", token=token).status == 200
+    wait_until(lambda: [m["id"] for m in messages(a, room)] == [1], timeout=5, message="removed on A")
+    page.js("geochat.chats.listen(geochat.chats.current)")
+    page.wait(lambda p: [t for _, t in p.messages()] == ["one"], "told on resuming", timeout=5)
+    assert_no_script_errors(page)
+

@@ -134,8 +134,10 @@ final class RoomEventStream: Sendable {
             )
             .whenFailure { [logger] error in logger.debug("push send buffer not set", metadata: ["error": "\(error)"]) }
         }
+        // A resumed stream's client may show messages removed while it was away: told at once.
         let start = Position(
-            room: room, client: client, last: after, endsAt: ContinuousClock.now + settings.maxStreamDuration)
+            room: room, client: client, last: after, endsAt: ContinuousClock.now + settings.maxStreamDuration,
+            removals: after > 0 ? .resuming : nil)
         return Response(
             status: .ok,
             headers: [

@@ -129,11 +129,16 @@ package struct RoomTimeline: Sendable {
 
     /// The ids removed since `cursor` (nil: none, only where things stand now),
     /// and the cursor to ask with next. A cursor of an earlier timeline of the
-    /// room, or one further behind than the removals kept, gets all that is kept.
+    /// room (`RemovalCursor.resuming` too), or one further behind than the
+    /// removals kept, gets every removal known here: those kept, and the
+    /// tombstones of the window (a reload's history brings removals no event told).
     package func removals(since cursor: RemovalCursor?) -> (ids: [MessageID], next: RemovalCursor) {
         let now = RemovalCursor(epoch: epoch, count: removalCount)
         guard let cursor else { return ([], now) }
-        guard cursor.epoch == epoch, cursor.count <= removalCount else { return (removedIDs, now) }
+        guard cursor.epoch == epoch, cursor.count <= removalCount else {
+            let inWindow = tombstones > 0 ? window.lazy.filter(\.removed).map(\.id) : []
+            return (Array(Set(removedIDs).union(inWindow)).sorted(), now)
+        }
         return (Array(removedIDs.suffix(min(removalCount - cursor.count, removedIDs.count))), now)
     }
 
@@ -207,4 +212,8 @@ package struct RoomTimeline: Sendable {
 package struct RemovalCursor: Equatable, Sendable {
     package let epoch: UInt64
     package let count: Int
+
+    /// A subscriber that resumes (`Last-Event-ID`) may hold any message up to its last id, removed
+    /// while it was away: it is told every removal known here (no timeline has this epoch).
+    package static let resuming = RemovalCursor(epoch: .max, count: 0)
 }

@@ -134,7 +134,20 @@ import Testing
         t.apply(T.message(1).tombstone)
         #expect(t.removals(since: next).ids == [1])
         // A cursor of an earlier timeline of the room (evicted, loaded again): all that is kept.
-        #expect(t.removals(since: RemovalCursor(epoch: 3, count: 1)).ids == [2, 4, 1])
+        #expect(t.removals(since: RemovalCursor(epoch: 3, count: 1)).ids == [1, 2, 4])
+    }
+
+    /// A subscriber resuming after a disconnection, or one whose room was read again (a head check
+    /// found a removal no event told), learns the removals the window's history carries too.
+    @Test func aResumingSubscriberLearnsTheRemovalsTheHistoryBrought() {
+        var t = RoomTimeline(
+            history: MessageHistory(room: 1, head: 5, messages: [T.message(1), T.message(2).tombstone] + T.messages(3...5)),
+            capacity: 200, epoch: 8)
+        t.apply(T.message(4).tombstone)
+        let (all, next) = t.removals(since: .resuming)
+        #expect(all == [2, 4])
+        #expect(t.removals(since: next).ids.isEmpty)
+        #expect(t.removals(since: nil).ids.isEmpty, "a new subscriber was sent none of them")
     }
 
     @Test func trimmingKeepsTheTombstoneCountRight() {
