@@ -141,7 +141,8 @@ import Testing
     /// found a removal no event told), learns the removals the window's history carries too.
     @Test func aResumingSubscriberLearnsTheRemovalsTheHistoryBrought() {
         var t = RoomTimeline(
-            history: MessageHistory(room: 1, head: 5, messages: [T.message(1), T.message(2).tombstone] + T.messages(3...5)),
+            history: MessageHistory(
+                room: 1, head: 5, messages: [T.message(1), T.message(2).tombstone] + T.messages(3...5)),
             capacity: 200, epoch: 8)
         t.apply(T.message(4).tombstone)
         let (all, next) = t.removals(since: .resuming)
