@@ -27,11 +27,10 @@ enum APIJSON {
 
     static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(ProtocolError) -> T {
         guard !body.isEmpty else { throw ProtocolError(.missingParam, "the request needs a JSON body") }
-        // A field sent as null is refused, not taken as absent: the contract has no nullable inputs.
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+        guard let object = RequestBody.jsonObject(body) else {
             throw ProtocolError(.badParam, "the body is not a JSON object")
         }
-        if let null = object.first(where: { $0.value is NSNull })?.key {
+        if let null = RequestBody.nullField(in: object) {
             throw ProtocolError(.badParam, "'\(null)' is null; leave it out instead")
         }
         do {

@@ -51,8 +51,12 @@ enum AdminJSON {
         } catch {
             throw .badRequest("the body could not be read")
         }
+        let bytes = Array(buffer.readableBytesView)
+        if let object = RequestBody.jsonObject(bytes), let null = RequestBody.nullField(in: object) {
+            throw .badRequest("'\(null)' is null; leave it out instead")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let DecodingError.keyNotFound(key, _) {
             throw .badRequest("the body lacks '\(key.stringValue)'")
         } catch let DecodingError.typeMismatch(_, context) {

@@ -1,3 +1,4 @@
+import Foundation
 import GatewayCore
 import GeoChatBus
 import GeoChatDomain
@@ -23,5 +24,22 @@ enum RequestBody {
         } catch {
             throw ProtocolError(.badParam, "the request body could not be read")
         }
+    }
+
+    /// The body as a JSON object, if it is one.
+    static func jsonObject(_ body: [UInt8]) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+    }
+
+    /// Neither API has a nullable input: a field sent as null is refused, not taken as absent (as a
+    /// decoder would take it). The first such field of the object, as a dotted path; nil if none.
+    static func nullField(in object: [String: Any], at path: String = "") -> String? {
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            if value is NSNull { return path + key }
+            if let inner = value as? [String: Any], let found = nullField(in: inner, at: path + key + ".") {
+                return found
+            }
+        }
+        return nil
     }
 }

@@ -145,6 +145,29 @@ import Testing
         }
     }
 
+    /// No input is nullable: a body field sent as null is refused (`RequestBody.nullField`, the JSON API's
+    /// rule), nested ones too, rather than taken as absent as a decoder would.
+    @Test func aBodyFieldSentAsNullIsRefused() async throws {
+        var calls: [Call] = []
+        for operation in spec.operations {
+            guard let schema = operation.requestSchema, let object = try full(schema) as? [String: Any] else {
+                continue
+            }
+            for key in object.keys.sorted() {
+                var nulled = object
+                nulled[key] = NSNull()
+                let body = Array(try JSONSerialization.data(withJSONObject: nulled))
+                calls.append(
+                    call(operation, Self.probePath, body: body, refused: true, what: "\(operation.id) \(key): null"))
+            }
+        }
+        #expect(calls.count >= 10)
+        for answer in try await send(calls) {
+            #expect(answer.status == .badRequest, "\(answer.call.what): \(answer.text)")
+            #expect(answer.text.contains("is null"), "\(answer.call.what): \(answer.text)")
+        }
+    }
+
     /// Each operation reads the documented query parameters and body, both
     /// ways. The endpoints read their parameters by name where they use them
     /// (`AdminJSON.int`, `AdminJSON.text`) and their body as one type
