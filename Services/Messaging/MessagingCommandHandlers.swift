@@ -150,12 +150,8 @@ struct MessagingCommandHandlers: Sendable {
         // broker and every gateway one event. Each tombstone keeps its outbox row until it is out.
         for (room, removed) in Dictionary(grouping: tombstones, by: \.room) {
             let entries = removed.map { MessageStored(message: $0, author: nil, shownFrom: shownFrom[room]) }
-            let removal = MessagesRemoved(room: room, ids: removed.map(\.id), shownFrom: shownFrom[room])
-            if let record = try? EncodedEvent(removal) {
-                outbox.announce(record, covering: entries)
-            } else {
-                for entry in entries { outbox.announce(entry) }
-            }
+            outbox.announce(
+                MessagesRemoved(room: room, ids: removed.map(\.id), shownFrom: shownFrom[room]), covering: entries)
         }
         logger.info(
             "messages removed",

@@ -1,3 +1,4 @@
+import GeoChatDomain
 import GeoChatKafka
 import GeoChatMetrics
 import Logging
@@ -55,12 +56,14 @@ public final class OutboxRelay<Entry: OutboxEntry>: Sendable {
     }
 
     /// One event that announces several staged entries at once (a removal's tombstones of one room),
-    /// on their lane: their rows go once the broker took it; if it did not, the relay publishes each
-    /// entry's own event.
+    /// on their lane: their rows go once the broker took it; if it did not (or the event could not be
+    /// encoded), the relay publishes each entry's own event.
     @discardableResult
-    public func announce(_ record: EncodedEvent, covering entries: [Entry]) -> RecordDelivery {
+    public func announce(_ event: some WireEvent, covering entries: [Entry]) -> RecordDelivery {
         guard let lane = entries.first?.lane else { return .completed(nil) }
-        return announce(events.enqueue(record), covering: entries.map(\.ref), lane: lane)
+        let delivery: RecordDelivery
+        do { delivery = events.enqueue(try EncodedEvent(event)) } catch { delivery = .completed(error) }
+        return announce(delivery, covering: entries.map(\.ref), lane: lane)
     }
 
     private func announce(_ delivery: RecordDelivery, covering refs: [Entry.Ref], lane: String) -> RecordDelivery {

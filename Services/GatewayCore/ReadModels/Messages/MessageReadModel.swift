@@ -149,13 +149,12 @@ package final class MessageReadModel: Sendable {
     /// change of the room's timeline for all its tombstones, one wake-up for its readers.
     package func apply(_ removal: MessagesRemoved) {
         guard !removal.ids.isEmpty else { return }
-        let tombstones = removal.tombstones
         let gap = mutate { state in
             var gap = false
-            for (index, tombstone) in tombstones.enumerated() {
-                let last = index == tombstones.count - 1
-                let arrival = state.timelines.messageArrived(tombstone, shownFrom: last ? removal.shownFrom : nil)
-                if case .fillGap = arrival { gap = true }
+            for tombstone in removal.tombstones {
+                if case .fillGap = state.timelines.messageArrived(tombstone, shownFrom: removal.shownFrom) {
+                    gap = true
+                }
             }
             return gap
         }
