@@ -9,7 +9,7 @@ import Testing
 
 /// The rooms service's command handlers over an in-memory store and event log,
 /// each command sent through the in-memory bus.
-@Suite struct RoomCommandHandlersTests {
+@Suite struct RoomCommandHandlersTests: RoomsServiceHarness {
     let store = InMemoryRoomStore()
     let events = RecordedEvents()
     let bus: InMemoryCommandBus
@@ -18,12 +18,7 @@ import Testing
     let presence = PresenceView()
 
     init() {
-        bus = InMemoryCommandBus([
-            RoomCommandHandlers(
-                store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "test")),
-                presence: presence, operatorSeal: operators, logger: Logger(label: "test")
-            ).handlers
-        ])
+        bus = Self.bus(store: store, events: events, presence: presence, operators: operators)
     }
 
     /// The service starts only with a handler for every rooms command (`WireCommands`).
@@ -72,10 +67,6 @@ import Testing
         #expect(presence.count == 0)
     }
 
-    func send<Command: WireCommand>(_ command: Command) async throws(RequestError) -> Command.Reply {
-        try await bus.send(command, within: TestPatience.deadline)
-    }
-
     /// A `create` as a foreign or buggy requester could put it on the wire: its topic unchecked.
     struct UncheckedCreate: RoomsWireCommand {
         typealias Reply = RoomInfo
@@ -85,13 +76,6 @@ import Testing
         var zoom: ZoomLevel
         var topic: String
         var partitionKey: String? { session.value }
-    }
-
-    func create(_ topic: String, x: Double = 0.25, y: Double = 0.25, z: Int = 9) async throws -> RoomInfo {
-        try await send(
-            CreateRoom(
-                session: alice, position: MercatorPoint(x: x, y: y)!, zoom: ZoomLevel(z)!,
-                topic: try RoomTopic(checking: topic)))
     }
 
     @Test func createMakesARoomOnceWithinTheRetryWindowAndAnnouncesIt() async throws {
@@ -193,72 +177,11 @@ import Testing
         #expect(try await send(LookupRoom(room: lobby.id)) == lobby)
     }
 
-    @Test func anAdminChangeIsSealedAndAnnounced() async throws {
-        let room = try await create("Misplaced")
-        let topic = try RoomTopic(checking: "Put right")
-        let change = ChangeRoom(room: room.id, topic: topic, position: nil, zoom: ZoomLevel(3), by: "root")
-        var retargeted = operators.sealed(ChangeRoom(room: 1, topic: topic, position: nil, zoom: nil, by: "root"))
-        retargeted.room = room.id
-        for forged in [change, TestKeys.operatorSeal().sealed(change), retargeted] {
-            await #expect(throws: RequestError.self, "a forged change changes nothing") { try await send(forged) }
-        }
-        #expect(try await send(LookupRoom(room: room.id)) == room)
-        let changed = try await send(operators.sealed(change))
-        #expect(changed.topic == "Put right" && changed.zoom == ZoomLevel(3) && changed.position == room.position)
-        #expect(events.published(RoomEvent.self).last == .changed(changed))
-        #expect(try await send(LookupRoom(room: room.id)) == changed)
-        await #expect(throws: RequestError.refused(.noSuchChat)) {
-            try await send(operators.sealed(ChangeRoom(room: 999, topic: topic, position: nil, zoom: nil, by: "root")))
-        }
-    }
-
-    @Test func anAdminRemovalRemovesAndAnnouncesIt() async throws {
-        let room = try await create("Doomed")
-        // Unsealed, sealed with another key, or changed after sealing: refused, nothing removed.
-        let forged = [
-            RemoveRoom(room: room.id, by: "root"),
-            TestKeys.operatorSeal().sealed(RemoveRoom(room: room.id, by: "root")),
-            {
-                var moved = operators.sealed(RemoveRoom(room: 1, by: "root"))
-                moved.room = room.id
-                return moved
-            }(),
-        ]
-        for command in forged {
-            do {
-                _ = try await send(command)
-                Issue.record("a forged removal was carried out")
-            } catch {
-                guard case .refused(let refusal) = error else {
-                    Issue.record("\(error)")
-                    continue
-                }
-                #expect(refusal.code == .badParam && refusal.text.contains("operator key"))
-            }
-        }
-        #expect(try await send(LookupRoom(room: room.id)).id == room.id, "a forged removal removed nothing")
-        _ = try await send(operators.sealed(RemoveRoom(room: room.id, by: "root")))
-        await #expect(throws: RequestError.refused(.noSuchChat)) { try await send(LookupRoom(room: room.id)) }
-        guard case .removed(let removed, let reason) = events.published(RoomEvent.self).last else {
-            Issue.record("no removed event")
-            return
-        }
-        #expect(removed == room.id && reason == "admin")
-        await #expect(throws: RequestError.refused(.noSuchChat)) {
-            try await send(operators.sealed(RemoveRoom(room: room.id, by: "root")))
-        }
-    }
-
     @Test func expiryRemovesOnlyRoomsStillIdleAndARetryLearnsTheWholeOutcome() async throws {
         let clock = TestClock(nowMs: 10_000_000)
         let store = InMemoryRoomStore(now: clock.read)
         let events = RecordedEvents()
-        let bus = InMemoryCommandBus([
-            RoomCommandHandlers(
-                store: store, outbox: OutboxRelay(outbox: store.outbox, events: events, logger: Logger(label: "t")),
-                operatorSeal: operators, logger: Logger(label: "t")
-            ).handlers
-        ])
+        let bus = Self.bus(store: store, events: events, operators: operators)
         let point = MercatorPoint(x: 0.5, y: 0.5)!
         var idle: [RoomID] = []
         for i in 0..<3 {

@@ -4,8 +4,17 @@ import GeoChatDomain
 import GeoChatPostgres
 import PostgresNIO
 
-/// The queries behind expiry: a keyset-paged selection of idle rooms and their
-/// removal in batches.
+/// What expiry asks of the rooms service, stored: a keyset-paged selection of
+/// idle rooms and their removal in batches; the PostgreSQL version, then the in-memory one.
+protocol RoomExpiry: Sendable {
+    /// Expiry's selection: ids above `after` last visited before `before`, ascending, never the lobby.
+    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID]
+    /// Removes those of `rooms` still idle; `all`: every one of them removed under `reason`, ever.
+    /// The event names the `new` ones (an earlier attempt staged the others').
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
+        -> Announced<(all: [RoomID], new: [RoomID])>
+}
+
 extension PostgresRoomStore {
     /// Ids above `after` not visited since `before`, ascending; never the lobby.
     func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID] {
@@ -65,6 +74,40 @@ extension PostgresRoomStore {
                 try EncodedEvent(RoomEvent.removedRooms(rooms: new, reason: reason)), service: Self.service, on: tx,
                 logger: logger)
             return Announced((all, new), event: event)
+        }
+    }
+}
+
+extension InMemoryRoomStore {
+    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID] {
+        let cutoff = WallClock.milliseconds(before)
+        return state.withLock { state in
+            Array(
+                state.rooms.values.filter { $0.info.id > after && !$0.isLobby && $0.lastVisitedMs < cutoff }
+                    .map(\.info.id).sorted().prefix(limit))
+        }
+    }
+
+    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
+        -> Announced<(all: [RoomID], new: [RoomID])>
+    {
+        let cutoff = WallClock.milliseconds(before)
+        return try state.withLock { state in
+            var all: [RoomID] = []
+            var new: [RoomID] = []
+            for id in rooms {
+                if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
+                    state.rooms[id] = nil
+                    state.removed[id] = state.removed[id] ?? reason
+                    state.removedAtMs[id] = state.removedAtMs[id] ?? now()
+                    all.append(id)
+                    new.append(id)
+                } else if state.removed[id] == reason, !all.contains(id) {
+                    all.append(id)
+                }
+            }
+            guard !new.isEmpty else { return Announced((all, new), event: nil) }
+            return Announced((all, new), event: try stage(.removedRooms(rooms: new, reason: reason)))
         }
     }
 }

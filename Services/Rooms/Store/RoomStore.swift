@@ -6,7 +6,10 @@ import GeoChatDomain
 /// removals. `PostgresRoomStore` keeps it. Every change other services or
 /// gateways follow is answered with its event, staged in the store's outbox in
 /// the same transaction (none for a repeat, which changes nothing).
-protocol RoomStore: Sendable {
+///
+/// What only one feature uses is declared with both versions of it in its own
+/// file: `RoomAdministration` (operators' changes), `RoomExpiry` (idle rooms).
+protocol RoomStore: RoomAdministration, RoomExpiry {
     /// Where the changes' events wait for the broker.
     var outbox: any Outbox<StagedEvent> { get }
     /// Creates a room; the same creator asking for the same room again within
@@ -51,25 +54,6 @@ protocol RoomStore: Sendable {
     func renameMember(_ session: SessionID, nick: String, version: Int64) async throws
     /// An ended session leaves every room, and is remembered a while so a late event cannot bring it back.
     func removeMemberships(of session: SessionID) async throws
-    /// Expiry's selection: ids above `after` last visited before `before`, ascending, never the lobby.
-    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID]
-    /// Removes those of `rooms` still idle; `all`: every one of them removed under `reason`, ever.
-    /// The event names the `new` ones (an earlier attempt staged the others').
-    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
-        -> Announced<(all: [RoomID], new: [RoomID])>
-    func adminList(search: String, limit: Int) async throws -> [AdminRoom]
-    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval>
-    /// An operator's change of a room's topic, place or zoom level (nil: kept), with its `changed`
-    /// event staged in the same transaction; a changed room is in the change windows of `page`.
-    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
-        -> Announced<AdminChange>
-}
-
-enum AdminRemoval { case removed, noSuchRoom, lobby }
-
-enum AdminChange: Equatable {
-    case changed(RoomInfo)
-    case noSuchRoom, lobby
 }
 
 enum RoomRules {

@@ -4,7 +4,24 @@ import GeoChatDomain
 import GeoChatPostgres
 import PostgresNIO
 
-/// The rooms service's queries for administration.
+/// What operators do to rooms (the admin API's rooms commands), stored: the
+/// requirements, then the PostgreSQL version, then the in-memory one.
+protocol RoomAdministration: Sendable {
+    func adminList(search: String, limit: Int) async throws -> [AdminRoom]
+    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval>
+    /// An operator's change of a room's topic, place or zoom level (nil: kept), with its `changed`
+    /// event staged in the same transaction; a changed room is in the change windows of `page`.
+    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
+        -> Announced<AdminChange>
+}
+
+enum AdminRemoval { case removed, noSuchRoom, lobby }
+
+enum AdminChange: Equatable {
+    case changed(RoomInfo)
+    case noSuchRoom, lobby
+}
+
 extension PostgresRoomStore {
     /// Rooms whose topic contains `search` (any case) or whose id it is; all when
     /// empty. Most recently visited first. A scan: admin use only.
@@ -80,6 +97,52 @@ extension PostgresRoomStore {
                 "SELECT 1 FROM rooms.rooms WHERE id = \(room) AND is_lobby", logger: database.logger)
             for try await _ in lobby.decode(Int32.self) { return Announced(.lobby, event: nil) }
             return Announced(.noSuchRoom, event: nil)
+        }
+    }
+}
+
+extension InMemoryRoomStore {
+    func adminList(search: String, limit: Int) async throws -> [AdminRoom] {
+        state.withLock { state in
+            state.rooms.values
+                .filter {
+                    search.isEmpty || $0.info.topic.lowercased().contains(search.lowercased())
+                        || String($0.info.id) == search
+                }
+                .sorted { ($0.lastVisitedMs, $0.info.id) > ($1.lastVisitedMs, $1.info.id) }
+                .prefix(limit)
+                .map {
+                    AdminRoom(
+                        id: $0.info.id, topic: $0.info.topic, x: $0.info.position.x, y: $0.info.position.y,
+                        z: $0.info.zoom.value, lobby: $0.isLobby, createdAtMs: $0.createdAtMs,
+                        lastVisitedAtMs: $0.lastVisitedMs, members: $0.members.count)
+                }
+        }
+    }
+
+    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval> {
+        try state.withLock { state in
+            guard let found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
+            if found.isLobby { return Announced(.lobby, event: nil) }
+            state.rooms[room] = nil
+            state.removed[room] = state.removed[room] ?? reason
+            state.removedAtMs[room] = state.removedAtMs[room] ?? now()
+            return Announced(.removed, event: try stage(.removed(room: room, reason: reason)))
+        }
+    }
+
+    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
+        -> Announced<AdminChange>
+    {
+        try state.withLock { state in
+            guard var found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
+            if found.isLobby { return Announced(.lobby, event: nil) }
+            found.info.topic = topic ?? found.info.topic
+            found.info.position = position ?? found.info.position
+            found.info.zoom = zoom ?? found.info.zoom
+            found.changedAtMs = now()
+            state.rooms[room] = found
+            return Announced(.changed(found.info), event: try stage(.changed(found.info)))
         }
     }
 }

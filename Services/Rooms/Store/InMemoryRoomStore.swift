@@ -6,7 +6,8 @@ import Synchronization
 /// Rooms in memory, by the same rules as `PostgresRoomStore` (the store tests
 /// run both): for handler tests. Starts with the lobby, as the migrations do.
 final class InMemoryRoomStore: RoomStore {
-    private struct Room {
+    // Internal, not private: the store's feature files (RoomAdministration, RoomExpiry) extend it.
+    struct Room {
         var info: RoomInfo
         var creator: SessionID?
         var createdAtMs: Int64
@@ -16,7 +17,7 @@ final class InMemoryRoomStore: RoomStore {
         var members: [SessionID: Member] = [:]
     }
 
-    private struct State {
+    struct State {
         var rooms: [RoomID: Room] = [:]
         var nextID: RoomID = 1
         /// Removed rooms and why (ids are never reused).
@@ -26,8 +27,8 @@ final class InMemoryRoomStore: RoomStore {
         var endedSessions: Set<SessionID> = []
     }
 
-    private let state = Mutex(State())
-    private let now: @Sendable () -> Int64
+    let state = Mutex(State())
+    let now: @Sendable () -> Int64
     let events: InMemoryEventOutbox
     var outbox: any Outbox<StagedEvent> { events }
 
@@ -43,7 +44,7 @@ final class InMemoryRoomStore: RoomStore {
     }
 
     /// Staged under the state's lock, as a transaction would.
-    private func stage(_ event: RoomEvent) throws -> StagedEvent { events.stage(try EncodedEvent(event)) }
+    func stage(_ event: RoomEvent) throws -> StagedEvent { events.stage(try EncodedEvent(event)) }
 
     func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
         -> Announced<RoomInfo>
@@ -200,82 +201,6 @@ final class InMemoryRoomStore: RoomStore {
         state.withLock { state in
             state.endedSessions.insert(session)
             for id in state.rooms.keys { state.rooms[id]!.members[session] = nil }
-        }
-    }
-
-    func idleRooms(after: RoomID, before: Date, limit: Int) async throws -> [RoomID] {
-        let cutoff = WallClock.milliseconds(before)
-        return state.withLock { state in
-            Array(
-                state.rooms.values.filter { $0.info.id > after && !$0.isLobby && $0.lastVisitedMs < cutoff }
-                    .map(\.info.id).sorted().prefix(limit))
-        }
-    }
-
-    func removeIdleRooms(_ rooms: [RoomID], before: Date, reason: String) async throws
-        -> Announced<(all: [RoomID], new: [RoomID])>
-    {
-        let cutoff = WallClock.milliseconds(before)
-        return try state.withLock { state in
-            var all: [RoomID] = []
-            var new: [RoomID] = []
-            for id in rooms {
-                if let room = state.rooms[id], !room.isLobby, room.lastVisitedMs < cutoff {
-                    state.rooms[id] = nil
-                    state.removed[id] = state.removed[id] ?? reason
-                    state.removedAtMs[id] = state.removedAtMs[id] ?? now()
-                    all.append(id)
-                    new.append(id)
-                } else if state.removed[id] == reason, !all.contains(id) {
-                    all.append(id)
-                }
-            }
-            guard !new.isEmpty else { return Announced((all, new), event: nil) }
-            return Announced((all, new), event: try stage(.removedRooms(rooms: new, reason: reason)))
-        }
-    }
-
-    func adminList(search: String, limit: Int) async throws -> [AdminRoom] {
-        state.withLock { state in
-            state.rooms.values
-                .filter {
-                    search.isEmpty || $0.info.topic.lowercased().contains(search.lowercased())
-                        || String($0.info.id) == search
-                }
-                .sorted { ($0.lastVisitedMs, $0.info.id) > ($1.lastVisitedMs, $1.info.id) }
-                .prefix(limit)
-                .map {
-                    AdminRoom(
-                        id: $0.info.id, topic: $0.info.topic, x: $0.info.position.x, y: $0.info.position.y,
-                        z: $0.info.zoom.value, lobby: $0.isLobby, createdAtMs: $0.createdAtMs,
-                        lastVisitedAtMs: $0.lastVisitedMs, members: $0.members.count)
-                }
-        }
-    }
-
-    func removeNow(_ room: RoomID, reason: String) async throws -> Announced<AdminRemoval> {
-        try state.withLock { state in
-            guard let found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
-            if found.isLobby { return Announced(.lobby, event: nil) }
-            state.rooms[room] = nil
-            state.removed[room] = state.removed[room] ?? reason
-            state.removedAtMs[room] = state.removedAtMs[room] ?? now()
-            return Announced(.removed, event: try stage(.removed(room: room, reason: reason)))
-        }
-    }
-
-    func change(_ room: RoomID, topic: String?, position: MercatorPoint?, zoom: ZoomLevel?) async throws
-        -> Announced<AdminChange>
-    {
-        try state.withLock { state in
-            guard var found = state.rooms[room] else { return Announced(.noSuchRoom, event: nil) }
-            if found.isLobby { return Announced(.lobby, event: nil) }
-            found.info.topic = topic ?? found.info.topic
-            found.info.position = position ?? found.info.position
-            found.info.zoom = zoom ?? found.info.zoom
-            found.changedAtMs = now()
-            state.rooms[room] = found
-            return Announced(.changed(found.info), event: try stage(.changed(found.info)))
         }
     }
 }
