@@ -155,48 +155,44 @@ struct ExpiryJobStore: PostgresStore {
         return true
     }
 
-    // Each query spells its columns out: SQL here is only ever a literal with bound values.
     func report(_ id: Int64) async throws -> ExpiryJobReport? {
-        try await reports(
-            client.query(
-                """
-                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
-                    failed, sample, error
-                FROM expiry.jobs WHERE id = \(id)
-                """, logger: logger)
-        ).first
+        try await reports(JobFilter(id: id)).first
     }
 
     func reports(limit: Int) async throws -> [ExpiryJobReport] {
-        try await reports(
-            client.query(
-                """
-                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
-                    failed, sample, error
-                FROM expiry.jobs ORDER BY id DESC LIMIT \(limit)
-                """, logger: logger))
+        try await reports(JobFilter(limit: limit))
     }
 
     private func report(requestKey: String) async throws -> ExpiryJobReport? {
-        try await reports(
-            client.query(
-                """
-                SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
-                    failed, sample, error
-                FROM expiry.jobs WHERE request_key = \(requestKey)
-                """, logger: logger)
-        ).first
+        try await reports(JobFilter(requestKey: requestKey)).first
     }
 
     private func runningReport() async throws -> ExpiryJobReport? {
+        try await reports(JobFilter(runningOnly: true)).first
+    }
+
+    /// Which jobs a report read selects: every condition given (nil: any), newest first.
+    private struct JobFilter {
+        var id: Int64? = nil
+        var requestKey: String? = nil
+        var runningOnly = false
+        var limit = 1
+    }
+
+    // One statement for every read of reports: SQL here is only ever a literal with bound values,
+    // so the conditions not given are bound as NULL (planned away: each statement is planned with its values).
+    private func reports(_ filter: JobFilter) async throws -> [ExpiryJobReport] {
         try await reports(
             client.query(
                 """
                 SELECT id, trigger, dry_run, status, idle_before, started_at, finished_at, selected, examined, removed,
                     failed, sample, error
-                FROM expiry.jobs WHERE status = 'running'
-                """, logger: logger)
-        ).first
+                FROM expiry.jobs
+                WHERE (\(filter.id)::bigint IS NULL OR id = \(filter.id))
+                    AND (\(filter.requestKey)::text IS NULL OR request_key = \(filter.requestKey))
+                    AND (NOT \(filter.runningOnly) OR status = 'running')
+                ORDER BY id DESC LIMIT \(filter.limit)
+                """, logger: logger))
     }
 
     private func reports(_ rows: PostgresRowSequence) async throws -> [ExpiryJobReport] {
