@@ -12,4 +12,6 @@ enum KafkaMetrics {
     /// phone or one more gateway adds to an instance's reads (the cost run over cluster sizes).
     static let consumedBytes = LabeledFamily(counter: MetricNames.kafkaConsumedBytes, label: "topic")
     static let lag = LabeledFamily(gauge: MetricNames.kafkaConsumerLag, label: "topic")
+    /// Old topic generations this instance deleted (*tansu*, `TopicProvisioner.pruneGenerations`).
+    static let generationsDeleted = Counter(label: MetricNames.kafkaGenerationsDeleted)
 }

@@ -11,16 +11,28 @@ import Foundation
 /// same instant, and a consumer reads one generation after the other
 /// (`KafkaConsumer`), so each fetch lists at most one period of batches.
 ///
+/// A generation is deleted once no reader can still hold it (`expired`): Tansu
+/// frees a deleted topic's batches, which is what bounds its memory.
+///
 /// Pure: names and instants only. Callers pass the time.
 public struct TopicGenerations: Sendable {
     /// How long one generation is written to.
     public let periodMs: Int64
     /// Which logical topics rotate (the others keep their plain name).
     public let rotates: @Sendable (String) -> Bool
+    /// How long after its end a generation is kept. A reader closes its
+    /// generation within the producer's message timeout and 30 s of handlers
+    /// finishing what it handed out (`KafkaConsumer.followGenerations`), and a
+    /// group member starting up opens only the one before the current; a
+    /// consumer still fetching a deleted topic crashes librdkafka
+    /// (docs/architecture.md, "Topic generations"), so the default is four
+    /// periods, at least two minutes.
+    public let retentionMs: Int64
 
-    public init(periodMs: Int64, rotates: @escaping @Sendable (String) -> Bool) {
+    public init(periodMs: Int64, retentionMs: Int64? = nil, rotates: @escaping @Sendable (String) -> Bool) {
         precondition(periodMs > 0, "a generation lasts some time")
         self.periodMs = periodMs
+        self.retentionMs = retentionMs ?? max(4 * periodMs, 120_000)
         self.rotates = rotates
     }
 
@@ -47,6 +59,15 @@ public struct TopicGenerations: Sendable {
         else { return (physical, nil) }
         let topic = String(physical[..<range.lowerBound])
         return rotates(topic) ? (topic, generation) : (physical, nil)
+    }
+
+    /// Those of `names` that are generations of a rotating topic ended at least
+    /// `retentionMs` before `ms`: no reader holds them any more, and they can be deleted.
+    public func expired(_ names: [String], atMs ms: Int64) -> [String] {
+        names.filter { name in
+            guard let generation = logical(name).generation else { return false }
+            return startMs(of: generation + 1) <= ms - retentionMs
+        }
     }
 
     static let marker = ".g"

@@ -113,14 +113,46 @@ public struct TopicProvisioner: Sendable {
         _ topics: @escaping @Sendable () -> [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)
     ) async {
         guard settings.profile.recreatesLostTopics else { return }
+        var pruneAtMs: Int64 = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
+            let now = topics()
             do {
-                let now = topics()
                 try await offloaded { [self] in try ensure(now, mode: mode) }
             } catch {
                 logger.debug("topic check failed", metadata: ["error": "\(error)"])
             }
+            if let generations = settings.generations, wallClockMs() >= pruneAtMs {
+                // Once a generation, at a moment of this instance's own within its first
+                // half, so the instances do not all ask at once; the first to ask deletes.
+                let next = generations.startMs(of: generations.generation(atMs: wallClockMs()) + 1)
+                pruneAtMs = next + Int64.random(in: 0..<max(1, generations.periodMs / 2))
+                await pruneGenerations(of: now, generations)
+            }
+        }
+    }
+
+    /// *tansu*: deletes the generations of `topics` no reader can still hold
+    /// (`TopicGenerations.expired`), so the broker's memory stays bounded.
+    func pruneGenerations(of topics: [TopicSpec], _ generations: TopicGenerations) async {
+        let rotating = Set(topics.map(\.name).filter(generations.rotates))
+        guard !rotating.isEmpty else { return }
+        do {
+            let deleted = try await offloaded { [producer] in
+                try producer.administer { client -> [String] in
+                    let ours = try client.topicNames(timeoutMs: 5000).filter {
+                        rotating.contains(generations.logical($0).topic)
+                    }
+                    let expired = generations.expired(ours, atMs: wallClockMs())
+                    if !expired.isEmpty { try client.deleteTopics(expired, timeoutMs: 5000) }
+                    return expired
+                }
+            }
+            guard !deleted.isEmpty else { return }
+            KafkaMetrics.generationsDeleted.increment(by: deleted.count)
+            logger.info("old topic generations deleted", metadata: ["topics": "\(deleted.sorted())"])
+        } catch {
+            logger.debug("old topic generations not deleted", metadata: ["error": "\(error)"])
         }
     }
 

@@ -408,3 +408,47 @@ struct TopicProvisionerTests {
         }
     }
 }
+
+extension KafkaTransportTests {
+    /// A requester replaces its reply topic after so many replies (*tansu*) and deletes each
+    /// replaced one once its reader has been closed a while: requests go on being answered
+    /// throughout, and the process lives (librdkafka 2.16 crashed when a topic one of its
+    /// consumers still fetched was deleted).
+    func testReplacedReplyTopicsAreDeletedWhileRequestsGoOn() async throws {
+        settings.profile = .tansu
+        settings.replyTopicRecords = 5
+        let rig = try await ProbeRig.start(settings: settings, logger: logger) { _, _ in }
+        defer { rig.producer.close() }
+        let warm = await rig.warmUp()
+        XCTAssertEqual(warm?.value, 2)
+        let first = rig.bus.replyTopic
+        let instanceTopics = String(first[..<first.range(of: ".r", options: .backwards)!.lowerBound])
+        var named: Set<String> = [first]
+        var value = 0
+        let replacing = ContinuousClock.now + .seconds(40)
+        while named.count < 4, ContinuousClock.now < replacing {
+            let reply = try await rig.bus.send(
+                Probe(value: value), idempotencyKey: "rotate-\(value)", within: .seconds(3))
+            XCTAssertEqual(reply.value, 2 * value)
+            value += 1
+            named.insert(rig.bus.replyTopic)
+            try await Task.sleep(for: .milliseconds(50))  // a replacement makes a topic and a reader
+        }
+        XCTAssertGreaterThanOrEqual(named.count, 4, "replaced every 5 replies: \(named.sorted())")
+        let provisioner = TopicProvisioner(producer: rig.producer, settings: settings, logger: logger)
+        // Closed readers' topics go `ReplyTopics.deleteAfterMs` later; requests meanwhile are answered.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var left = try await provisioner.topics(named: instanceTopics)
+        while left.count > 2, ContinuousClock.now < deadline {
+            let reply = try await rig.bus.send(
+                Probe(value: value), idempotencyKey: "after-\(value)", within: .seconds(3))
+            XCTAssertEqual(reply.value, 2 * value)
+            value += 1
+            try await Task.sleep(for: .milliseconds(500))
+            left = try await provisioner.topics(named: instanceTopics)
+        }
+        XCTAssertLessThanOrEqual(left.count, 2, "the current topic and at most the one replaced last: \(left.sorted())")
+        XCTAssertTrue(left.contains(rig.bus.replyTopic))
+        await rig.stop()
+    }
+}

@@ -27,6 +27,21 @@ final class TopicGenerationNameTests: XCTestCase {
         }
     }
 
+    func testAGenerationExpiresOnceNoReaderCanHoldIt() {
+        XCTAssertEqual(generations.retentionMs, 240_000, "four periods")
+        XCTAssertEqual(
+            TopicGenerations(periodMs: 10_000, rotates: Topics.rotates).retentionMs, 120_000, "two minutes at least")
+        let names =
+            (0...10).map { "geochat.messages.events.g\($0)" } + [
+                "geochat.settings", "geochat.replies.gateway-1.r3", "geochat.settings.g1", "test.other.g1",
+            ]
+        // At the start of generation 10, generation 5 ended 240 s ago.
+        XCTAssertEqual(
+            generations.expired(names, atMs: generations.startMs(of: 10)),
+            (0...5).map { "geochat.messages.events.g\($0)" })
+        XCTAssertEqual(generations.expired(names, atMs: generations.startMs(of: 10) - 1).count, 5)
+    }
+
     func testAPhysicalNameGivesBackItsTopicAndGeneration() {
         XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").topic, Topics.messageEvents)
         XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").generation, 29_000_123)
@@ -102,6 +117,76 @@ final class TopicGenerationTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(read.generations.count, 3, "\(name) read \(read.generations.sorted())")
         }
         XCTAssertTrue(groupRead.topics == [topic] && tailRead.topics == [topic], "records carry the logical topic")
+        await group.close()
+        await tail.close()
+    }
+
+    /// Generations are deleted while producers and readers of later ones run:
+    /// nothing read is lost, and no client crashes (librdkafka 2.16 did when a
+    /// consumer still fetched a deleted topic: this process would die).
+    func testOldGenerationsAreDeletedWhileTheNextOnesAreRead() async throws {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        let topic = "test.pruned.\(UUID().uuidString.prefix(8))"
+        var settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 2, sessionTimeoutMs: 2000)
+        settings.profile = .tansu
+        settings.messageTimeoutMs = 1000
+        let generations = TopicGenerations(periodMs: 3000, retentionMs: 6000, rotates: { $0 == topic })
+        settings.generations = generations
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        let spec = [TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))]
+        try await provisioner.ensureRetrying(spec)
+        let keeping = Task { await provisioner.keep(spec, every: .milliseconds(300)) }
+        defer { keeping.cancel() }
+        let group = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group("test-pruned-\(UUID().uuidString.prefix(8))"),
+            pace: .interactive, logger: logger)
+        let tail = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
+        try await group.start()
+        try await tail.start()
+        let following = [Task { await group.followGenerations() }, Task { await tail.followGenerations() }]
+        defer { for task in following { task.cancel() } }
+        for _ in 0..<100 where !group.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
+
+        // 16 s of records over 8 keys: five switches, and the first generations past
+        // their retention while the readers go on.
+        let count = 800
+        let sending = Task {
+            for i in 0..<count {
+                try await producer.send(topic: topic, key: "k\(i % 8)", value: Array("\(i)".utf8), partition: nil)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            await group.close()
+            await tail.close()
+        }
+        defer { watchdog.cancel() }
+        async let byGroup = Self.read(count, from: group, marking: true)
+        async let byTail = Self.read(count, from: tail, marking: false)
+        let (groupRead, tailRead) = await (byGroup, byTail)
+        try await sending.value
+        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
+            XCTAssertEqual(read.values.count, count, "\(name): every record once")
+            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
+            XCTAssertGreaterThanOrEqual(read.generations.count, 5, "\(name) read \(read.generations.sorted())")
+        }
+        // The keeper deletes once a generation: give it two more.
+        try await Task.sleep(for: .milliseconds(2 * generations.periodMs))
+        let left = try await provisioner.topics(named: topic)
+        let oldest = left.compactMap { generations.logical($0).generation }.min() ?? .max
+        let read = groupRead.generations.union(tailRead.generations)
+        XCTAssertGreaterThan(oldest, read.min() ?? 0, "the first generations read are gone from the broker: \(left)")
+        XCTAssertTrue(
+            generations.expired(left, atMs: wallClockMs() - 2 * generations.periodMs).isEmpty,
+            "no generation long past its retention is left: \(left.sorted())")
         await group.close()
         await tail.close()
     }

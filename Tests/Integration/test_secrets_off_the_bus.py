@@ -13,13 +13,17 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from admin_support import api, bootstrap_admin, login
+from geochat_support import topics as bus_topics
 from geochat_support.commands import CommandClient
 
 
 def every_record(brokers):
-    """Every record of every topic the broker has, from the start of each partition."""
+    """Every record of every topic the broker has, from the start of each partition: but for the
+    old generations and replaced reply topics the services are deleting (`topics.safe_to_read`),
+    which hold nothing this test's admin did."""
     admin = AdminClient({"bootstrap.servers": brokers})
-    topics = admin.list_topics(timeout=10).topics
+    listed = admin.list_topics(timeout=10).topics
+    topics = {name: listed[name] for name in bus_topics.safe_to_read(listed)}
     consumer = Consumer({"bootstrap.servers": brokers, "group.id": "secrets-scan-" + uuid.uuid4().hex,
                          "enable.auto.commit": False, "auto.offset.reset": "earliest"})
     try:

@@ -48,3 +48,27 @@ def recent(topic, generations=2):
         return [topic]
     now = generation()
     return [f"{topic}.g{now - back}" for back in range(generations)]
+
+
+def safe_to_read(names):
+    """Of the broker's topic names, those a consumer may read now without the broker deleting them
+    under it (librdkafka 2.16 crashes when a topic it fetches is deleted, docs/architecture.md):
+    the services delete generations four periods after their end and a requester's replaced reply
+    topic once no request waits on it, so this keeps the last three generations of each rotating
+    topic, each requester's newest reply topic, and every topic that is neither."""
+    kept, newest_reply = [], {}
+    now = generation() if GENERATION_SECONDS > 0 else None
+    for name in names:
+        base, _, suffix = name.rpartition(".g")
+        if base in ROTATING and suffix.isdigit():
+            if now is not None and int(suffix) >= now - 2:
+                kept.append(name)
+            continue
+        if name.startswith("geochat.replies."):
+            base, _, suffix = name.rpartition(".r")
+            if suffix.isdigit():
+                if int(suffix) > newest_reply.get(base, (-1, None))[0]:
+                    newest_reply[base] = (int(suffix), name)
+                continue
+        kept.append(name)
+    return kept + [name for _, name in newest_reply.values()]

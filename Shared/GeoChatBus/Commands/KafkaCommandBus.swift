@@ -107,10 +107,12 @@ public final class KafkaCommandBus: CommandBus {
         for reader in readers.withLock({ Array($0.values) }) { await reader.close() }
         // Replaced generations go in any case, and so does the current one when it is
         // this start's own generation (no later start names it) or the id was made up.
-        let (current, retired) = replies.withLock { ($0.current, $0.retired) }
-        let doomed =
-            retired.sorted() + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
+        let (current, replaced) = replies.withLock { ($0.current, $0.replaced) }
+        let doomed = replaced + (deletingReplyTopic || current != Topics.replies(instance: instance) ? [current] : [])
         guard !doomed.isEmpty else { return }
+        // A closed reader's handle lives on a moment, and a fetch it sent before may still be
+        // answered: deleted under it, librdkafka 2.16 crashes (`ReplyTopics.deleteAfterMs`).
+        try? await Task.sleep(for: .milliseconds(ReplyTopics.deleteAfterMs))
         do {
             try await provisioner.delete(doomed)
         } catch {
@@ -336,19 +338,27 @@ public final class KafkaCommandBus: CommandBus {
     }
 
     /// Retires replaced reply topics once no request waits on them: their reader
-    /// is closed, the topic is left to the broker. Deleting one crashed the
-    /// librdkafka 2.16 runtime (SIGSEGV in `rd_kafka_metadata_cache_find`, from
-    /// a metadata update) in long-lived clients that had used it — a gateway
-    /// ~20 s into the fault harness's load, twice in CI. A replaced topic costs
-    /// the broker memory only: fetches list the batches of the partition they
-    /// read, not of other topics (docs/architecture.md, "Request/reply").
+    /// is closed, and the topic is deleted `ReplyTopics.deleteAfterMs` later, once
+    /// no fetch of that reader can still be under way. Deleting it at once crashed
+    /// the librdkafka 2.16 runtime on Tansu (a fetch answered after the deletion
+    /// makes it look up a topic without a name: docs/architecture.md, "Request/reply").
     private func retireLoop() async throws {
         while true {
             try await Task.sleep(for: .seconds(1))
             let drained = replies.withLock { $0.drained() }
             for topic in drained {
                 if let reader = readers.withLock({ $0.removeValue(forKey: topic) }) { await reader.close() }
-                replies.withLock { $0.readerClosed(topic) }
+                replies.withLock { $0.readerClosed(topic, atMs: WallClock.nowMs()) }
+            }
+            let doomed = replies.withLock { $0.deletable(atMs: WallClock.nowMs()) }
+            guard !doomed.isEmpty else { continue }
+            do {
+                try await provisioner.delete(doomed)
+                replies.withLock { $0.deleted(doomed) }
+                logger.debug("replaced reply topics deleted", metadata: ["topics": "\(doomed)"])
+            } catch {
+                logger.warning(
+                    "replaced reply topics not deleted yet", metadata: ["topics": "\(doomed)", "error": "\(error)"])
             }
         }
     }

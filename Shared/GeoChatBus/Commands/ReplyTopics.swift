@@ -7,9 +7,11 @@ import GeoChatDomain
 /// returns records, so a reply topic that only grows makes every reply slower
 /// (docs/architecture.md, "Request/reply"). After `rotateAfter` replies the
 /// requester makes the next generation, reads it from its first record, and
-/// only then names it in new requests; the old one is deleted once the
-/// requests naming it have ended. A pure state machine: `KafkaCommandBus`
-/// makes, reads and deletes the topics it names.
+/// only then names it in new requests; once the requests naming the old one
+/// have ended its reader is closed, and `deleteAfterMs` later the topic is
+/// deleted (a consumer still fetching a deleted topic crashes librdkafka 2.16
+/// on Tansu: docs/architecture.md, "Request/reply"). A pure state machine:
+/// `KafkaCommandBus` makes, reads and deletes the topics it names.
 struct ReplyTopics: Sendable {
     let instance: String
     /// Replies on one topic before the next one is made (nil: never).
@@ -20,8 +22,18 @@ struct ReplyTopics: Sendable {
     private var rotating = false
     /// Requests under way, by the reply topic they named.
     private var holders: [String: Int] = [:]
-    /// Replaced topics not deleted yet.
+    /// Replaced topics whose reader is still open.
     private(set) var retired: Set<String> = []
+    /// Replaced topics whose reader is closed, by when (epoch milliseconds): not deleted yet.
+    private(set) var closed: [String: Int64] = [:]
+
+    /// How long after its reader closed a topic is deleted. A closed reader's
+    /// librdkafka handle lives until its last reference goes, and a fetch it
+    /// sent before may still be answered: on Tansu an answer for a topic that
+    /// is gone crashes librdkafka 2.16. Tansu answers a fetch within its wait
+    /// (30 ms for reply readers); a second after unassigning was safe in every
+    /// run of the reproduction (docs/architecture.md, "Request/reply"), two keep a margin.
+    static let deleteAfterMs: Int64 = 2_000
 
     /// `startedAtMs`: when this process started. A rotating requester begins on
     /// a generation no earlier start of the same instance named (the start's
@@ -80,6 +92,20 @@ struct ReplyTopics: Sendable {
     /// Replaced topics no request waits on: their readers can be closed.
     func drained() -> [String] { retired.filter { holders[$0] == nil }.sorted() }
 
-    /// The topic's reader is closed; the topic itself is left to the broker (`KafkaCommandBus.retireLoop`).
-    mutating func readerClosed(_ topic: String) { retired.remove(topic) }
+    /// The topic's reader closed at `ms`; the topic is deleted `deleteAfterMs` later (`deletable`).
+    mutating func readerClosed(_ topic: String, atMs ms: Int64) {
+        retired.remove(topic)
+        closed[topic] = ms
+    }
+
+    /// Topics whose reader closed at least `deleteAfterMs` before `ms`.
+    func deletable(atMs ms: Int64) -> [String] {
+        closed.filter { $0.value <= ms - Self.deleteAfterMs }.keys.sorted()
+    }
+
+    /// The topics are gone from the broker.
+    mutating func deleted(_ topics: [String]) { for topic in topics { closed[topic] = nil } }
+
+    /// What a requester that stops deletes: every replaced topic (its readers are closed by then).
+    var replaced: [String] { (retired.union(closed.keys)).sorted() }
 }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import GeoChatBus
 
-/// A requester's reply topics: replaced after so many replies, a replaced one
-/// deleted only once no request naming it still waits.
+/// A requester's reply topics: replaced after so many replies, a replaced one's
+/// reader closed once no request naming it still waits, the topic deleted 2 s later.
 @Suite struct ReplyTopicsTests {
     @Test func aTopicIsReplacedAfterItsRepliesAndDeletedOnceDrained() {
         var topics = ReplyTopics(instance: "gateway-1", rotateAfter: 3)
@@ -22,8 +22,13 @@ import Testing
         #expect(topics.drained().isEmpty, "a request still waits on the old one")
         topics.release(waiting)
         #expect(topics.drained() == ["geochat.replies.gateway-1"])
-        topics.readerClosed("geochat.replies.gateway-1")
+        topics.readerClosed("geochat.replies.gateway-1", atMs: 50_000)
         #expect(topics.drained().isEmpty && topics.retired.isEmpty)
+        #expect(topics.deletable(atMs: 51_999).isEmpty, "its reader's last fetch may still be under way")
+        #expect(topics.deletable(atMs: 52_000) == ["geochat.replies.gateway-1"])
+        #expect(topics.replaced == ["geochat.replies.gateway-1"], "a requester that stops deletes it")
+        topics.deleted(["geochat.replies.gateway-1"])
+        #expect(topics.deletable(atMs: 90_000).isEmpty && topics.replaced.isEmpty)
         let late = topics.received(on: "geochat.replies.gateway-1")
         #expect(!late, "a late reply on a replaced topic counts for nothing")
     }
