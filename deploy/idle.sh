@@ -14,7 +14,10 @@
 # Prints cores per process and in all (python -m geochat_bench.idle_cpu), writes them to docs/benchmarks.md
 # between the idle-cost markers, and tears the stack down.
 #
-#   deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…
+# `--only tansu` measures the first stack alone and writes no doc (a setting tried
+# with --env, against the same command without it).
+#
+#   deploy/idle.sh [--release] [--seconds N] [--no-doc] [--only tansu] [--env KEY=VALUE]…
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -24,13 +27,15 @@ SECONDS_MEASURED=60
 DOC=1
 STACK_ARGS=()
 CONFIG=debug
+ONLY=
 while [ $# -gt 0 ]; do
   case "$1" in
     --release) STACK_ARGS+=(--release); CONFIG=release; shift ;;
     --seconds) SECONDS_MEASURED=$2; shift 2 ;;
     --no-doc) DOC=0; shift ;;
+    --only) [ "$2" = tansu ] || die "--only: tansu"; ONLY=$2; DOC=0; shift 2 ;;
     --env) STACK_ARGS+=(--env "$2"); shift 2 ;;
-    *) die "usage: deploy/idle.sh [--release] [--seconds N] [--no-doc] [--env KEY=VALUE]…" ;;
+    *) die "usage: deploy/idle.sh [--release] [--seconds N] [--no-doc] [--only tansu] [--env KEY=VALUE]…" ;;
   esac
 done
 
@@ -50,6 +55,11 @@ measure() { # NAME ARGS…: a stack as `deploy/stack.sh up ARGS…` starts it, m
 }
 FIRST_SAY=(--first-say)
 measure tansu --kafka-profile tansu
+if [ -n "$ONLY" ]; then
+  .venv/bin/python -m geochat_bench.idle_cpu report --seconds "$SECONDS_MEASURED" --build "$CONFIG" \
+    --run '`tansu` profile' "$STATE.tansu.json"
+  exit 0
+fi
 FIRST_SAY=()  # the kafka profile's long waits on Tansu: idle cost only, no usable latency
 measure kafka --kafka-profile kafka --kafka-waits production
 FIRST_SAY=(--first-say)
