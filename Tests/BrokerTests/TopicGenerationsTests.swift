@@ -59,21 +59,78 @@ final class TopicGenerationTests: XCTestCase {
     let logger = Logger(label: "generation-tests")
 
     func testGroupAndTailConsumersReadEveryRecordInKeyOrderAcrossSwitches() async throws {
+        let topic = "test.rotating.\(UUID().uuidString.prefix(8))"
+        // 12 s of records over 8 keys: three switches or more.
+        let count = 600
+        let (groupRead, tailRead) = try await readAcrossGenerations(
+            of: topic, TopicGenerations(periodMs: 4000, rotates: { $0 == topic }), count: count, partitions: 4)
+        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
+            XCTAssertEqual(read.values.count, count, "\(name): every record once")
+            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
+            for key in 0..<8 {
+                let ofKey = read.values.filter { $0 % 8 == key }
+                XCTAssertEqual(ofKey, ofKey.sorted(), "\(name): key \(key) in order")
+            }
+            XCTAssertGreaterThanOrEqual(read.generations.count, 3, "\(name) read \(read.generations.sorted())")
+        }
+        XCTAssertTrue(groupRead.topics == [topic] && tailRead.topics == [topic], "records carry the logical topic")
+    }
+
+    /// Generations are deleted while producers and readers of later ones run:
+    /// nothing read is lost, and no client crashes (librdkafka 2.16 did when a
+    /// consumer still fetched a deleted topic: this process would die).
+    func testOldGenerationsAreDeletedWhileTheNextOnesAreRead() async throws {
+        let topic = "test.pruned.\(UUID().uuidString.prefix(8))"
+        let generations = TopicGenerations(periodMs: 3000, retentionMs: 6000, rotates: { $0 == topic })
+        // 16 s of records over 8 keys: five switches, and the first generations past
+        // their retention while the readers go on.
+        let count = 800
+        var left: [String] = []
+        let (groupRead, tailRead) = try await readAcrossGenerations(
+            of: topic, generations, count: count, partitions: 2
+        ) { provisioner in
+            // The keeper deletes once a generation: give it two more.
+            try await Task.sleep(for: .milliseconds(2 * generations.periodMs))
+            left = try await provisioner.topics(named: topic)
+        }
+        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
+            XCTAssertEqual(read.values.count, count, "\(name): every record once")
+            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
+            XCTAssertGreaterThanOrEqual(read.generations.count, 5, "\(name) read \(read.generations.sorted())")
+        }
+        let oldest = left.compactMap { generations.logical($0).generation }.min() ?? .max
+        let read = groupRead.generations.union(tailRead.generations)
+        XCTAssertGreaterThan(oldest, read.min() ?? 0, "the first generations read are gone from the broker: \(left)")
+        XCTAssertTrue(
+            generations.expired(left, atMs: wallClockMs() - 2 * generations.periodMs).isEmpty,
+            "no generation long past its retention is left: \(left.sorted())")
+    }
+
+    typealias Read = (values: [Int], generations: Set<Int64>, topics: Set<String>)
+
+    /// `count` records over 8 keys, one every 20 ms, to a rotating topic that a keeper provisions
+    /// (and prunes), read by a group member and a tail reader that follow its generations.
+    /// `whileReading` runs once both have read them all, with the keeper and the readers still on.
+    private func readAcrossGenerations(
+        of topic: String, _ generations: TopicGenerations, count: Int, partitions: Int,
+        whileReading: (TopicProvisioner) async throws -> Void = { _ in }
+    ) async throws -> (group: Read, tail: Read) {
         guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
             if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
             throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
         }
-        let topic = "test.rotating.\(UUID().uuidString.prefix(8))"
         var settings = KafkaSettings(
-            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 4, sessionTimeoutMs: 2000)
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: partitions,
+            sessionTimeoutMs: 2000)
         settings.profile = .tansu
-        settings.generations = TopicGenerations(periodMs: 4000, rotates: { $0 == topic })
+        settings.messageTimeoutMs = 1000
+        settings.generations = generations
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
         let spec = [TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))]
         try await provisioner.ensureRetrying(spec)
-        let keeping = Task { await provisioner.keep(spec, every: .milliseconds(500)) }
+        let keeping = Task { await provisioner.keep(spec, every: .milliseconds(300)) }
         defer { keeping.cancel() }
 
         let group = try KafkaConsumer(
@@ -88,8 +145,6 @@ final class TopicGenerationTests: XCTestCase {
         defer { for task in following { task.cancel() } }
         for _ in 0..<100 where !group.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
 
-        // 12 s of records, one every 20 ms, over 8 keys: three switches or more.
-        let count = 600
         let sending = Task {
             for i in 0..<count {
                 try await producer.send(topic: topic, key: "k\(i % 8)", value: Array("\(i)".utf8), partition: nil)
@@ -107,93 +162,13 @@ final class TopicGenerationTests: XCTestCase {
         async let byTail = Self.read(count, from: tail, marking: false)
         let (groupRead, tailRead) = await (byGroup, byTail)
         try await sending.value
-        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
-            XCTAssertEqual(read.values.count, count, "\(name): every record once")
-            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
-            for key in 0..<8 {
-                let ofKey = read.values.filter { $0 % 8 == key }
-                XCTAssertEqual(ofKey, ofKey.sorted(), "\(name): key \(key) in order")
-            }
-            XCTAssertGreaterThanOrEqual(read.generations.count, 3, "\(name) read \(read.generations.sorted())")
-        }
-        XCTAssertTrue(groupRead.topics == [topic] && tailRead.topics == [topic], "records carry the logical topic")
+        try await whileReading(provisioner)
         await group.close()
         await tail.close()
+        return (groupRead, tailRead)
     }
 
-    /// Generations are deleted while producers and readers of later ones run:
-    /// nothing read is lost, and no client crashes (librdkafka 2.16 did when a
-    /// consumer still fetched a deleted topic: this process would die).
-    func testOldGenerationsAreDeletedWhileTheNextOnesAreRead() async throws {
-        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
-            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
-        }
-        let topic = "test.pruned.\(UUID().uuidString.prefix(8))"
-        var settings = KafkaSettings(
-            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 2, sessionTimeoutMs: 2000)
-        settings.profile = .tansu
-        settings.messageTimeoutMs = 1000
-        let generations = TopicGenerations(periodMs: 3000, retentionMs: 6000, rotates: { $0 == topic })
-        settings.generations = generations
-        let producer = try KafkaProducer(settings: settings, logger: logger)
-        defer { producer.close() }
-        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
-        let spec = [TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))]
-        try await provisioner.ensureRetrying(spec)
-        let keeping = Task { await provisioner.keep(spec, every: .milliseconds(300)) }
-        defer { keeping.cancel() }
-        let group = try KafkaConsumer(
-            settings: settings, topics: [topic], mode: .group("test-pruned-\(UUID().uuidString.prefix(8))"),
-            pace: .interactive, logger: logger)
-        let tail = try KafkaConsumer(
-            settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)
-        try await group.start()
-        try await tail.start()
-        let following = [Task { await group.followGenerations() }, Task { await tail.followGenerations() }]
-        defer { for task in following { task.cancel() } }
-        for _ in 0..<100 where !group.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
-
-        // 16 s of records over 8 keys: five switches, and the first generations past
-        // their retention while the readers go on.
-        let count = 800
-        let sending = Task {
-            for i in 0..<count {
-                try await producer.send(topic: topic, key: "k\(i % 8)", value: Array("\(i)".utf8), partition: nil)
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            await group.close()
-            await tail.close()
-        }
-        defer { watchdog.cancel() }
-        async let byGroup = Self.read(count, from: group, marking: true)
-        async let byTail = Self.read(count, from: tail, marking: false)
-        let (groupRead, tailRead) = await (byGroup, byTail)
-        try await sending.value
-        for (name, read) in [("group", groupRead), ("tail", tailRead)] {
-            XCTAssertEqual(read.values.count, count, "\(name): every record once")
-            XCTAssertEqual(Set(read.values).count, count, "\(name): no record twice")
-            XCTAssertGreaterThanOrEqual(read.generations.count, 5, "\(name) read \(read.generations.sorted())")
-        }
-        // The keeper deletes once a generation: give it two more.
-        try await Task.sleep(for: .milliseconds(2 * generations.periodMs))
-        let left = try await provisioner.topics(named: topic)
-        let oldest = left.compactMap { generations.logical($0).generation }.min() ?? .max
-        let read = groupRead.generations.union(tailRead.generations)
-        XCTAssertGreaterThan(oldest, read.min() ?? 0, "the first generations read are gone from the broker: \(left)")
-        XCTAssertTrue(
-            generations.expired(left, atMs: wallClockMs() - 2 * generations.periodMs).isEmpty,
-            "no generation long past its retention is left: \(left.sorted())")
-        await group.close()
-        await tail.close()
-    }
-
-    private static func read(_ count: Int, from consumer: KafkaConsumer, marking: Bool) async -> (
-        values: [Int], generations: Set<Int64>, topics: Set<String>
-    ) {
+    private static func read(_ count: Int, from consumer: KafkaConsumer, marking: Bool) async -> Read {
         var values: [Int] = []
         var generations: Set<Int64> = []
         var topics: Set<String> = []
