@@ -4,8 +4,10 @@ does it answer after an hour as it did in its first minute, and idle as it did b
 
   python -m geochat_bench.soak --stack-env .data/soak/stack.env --minutes 30 --rate 200
 
-Before and after the load: the whole stack's idle CPU over 60 s (idle_cpu's reading,
-as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the other. During it: says at
+Before and after the load: the stack's idle CPU over 60 s, process by process (idle_cpu's
+reading, as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the other;
+the idle CPU once more `--late-minutes` after the load, when the broker has deleted the
+topic generations the load wrote (so what the load left for a while is told from what stays). During it: says at
 `--rate` a second (open loop: each has its scheduled time, queueing counts) through every
 gateway in turn, into 100 rooms, from 16 sessions; per minute the answers' p50/p99, how
 many failed (a `503` or no answer within 10 s) and the broker's resident memory.
@@ -44,12 +46,13 @@ def broker_rss_mb(state_dir):
 
 
 def idle_cores(state_dir, seconds):
+    """Cores each process of the stack used over `seconds` with no traffic (name → cores)."""
     named = idle_cpu.processes(state_dir)
     before, t0 = idle_cpu.sample(named), time.monotonic()
     time.sleep(seconds)
     after, wall = idle_cpu.sample(named), time.monotonic() - t0
-    used = sum(ticks - before[name].get(p, 0) for name in named for p, ticks in after[name].items())
-    return used / idle_cpu.TICKS / wall
+    return {name: sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items()) / idle_cpu.TICKS / wall
+            for name in named}
 
 
 async def lone_pairs(url, count=20):
@@ -118,11 +121,23 @@ async def load(stack, rate, minutes, rss):
             pool.close()
 
 
+def idle_table(before, after, late, late_minutes):
+    """The idle readings process by process, busiest first, and their sum."""
+    heads = ["before", "after"] + ([f"{late_minutes:g} min after"] if late else [])
+    readings = [before, after] + ([late] if late else [])
+    rows = [f"| {name} | " + " | ".join(f"{r.get(name, 0):.3f}" for r in readings) + " |"
+            for name in sorted(before, key=lambda n: -after.get(n, 0))]
+    return [f"| idle cores | {' | '.join(heads)} |", "| --- |" + " ---: |" * len(heads), *rows,
+            "| all | " + " | ".join(f"{sum(r.values()):.3f}" for r in readings) + " |"]
+
+
 def main():
     parser = bench_parser(__doc__, "bash deploy/soak.sh")
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--idle-seconds", type=int, default=60)
+    parser.add_argument("--late-minutes", type=float, default=6,
+                        help="when the last idle reading starts, in minutes after the load (0: none)")
     args = parser.parse_args()
     stack = Stack(args.stack_env)
     state = os.path.dirname(os.path.abspath(args.stack_env))
@@ -130,13 +145,19 @@ def main():
 
     idle_before = idle_cores(state, args.idle_seconds)
     lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
-    log(f"before: idle {idle_before:.3f} cores, lone start + say p50 {fmt(percentile(lone_before, 50))} ms")
+    log(f"before: idle {sum(idle_before.values()):.3f} cores, lone start + say p50 {fmt(percentile(lone_before, 50))} ms")
     per_minute = asyncio.run(load(stack, args.rate, args.minutes, lambda: broker_rss_mb(state)))
     rss_end = broker_rss_mb(state)
+    load_end = time.monotonic()
     time.sleep(30)  # what the load left in flight settles
     lone_after = asyncio.run(lone_pairs(stack.gateways[0]))
     idle_after = idle_cores(state, args.idle_seconds)
-    log(f"after: idle {idle_after:.3f} cores, lone start + say p50 {fmt(percentile(lone_after, 50))} ms")
+    log(f"after: idle {sum(idle_after.values()):.3f} cores, lone start + say p50 {fmt(percentile(lone_after, 50))} ms")
+    idle_late = {}
+    if args.late_minutes > 0:
+        time.sleep(max(0.0, load_end + args.late_minutes * 60 - time.monotonic()))
+        idle_late = idle_cores(state, args.idle_seconds)
+        log(f"{args.late_minutes:g} minutes after: idle {sum(idle_late.values()):.3f} cores")
 
     minutes = sorted(per_minute)
     def window(ms):
@@ -159,7 +180,10 @@ def main():
         f"{fmt(rss_end)} MB after the load (target: flat after the first hour).",
         f"- A lone `start` + `say`: p50 {fmt(percentile(lone_before, 50))} ms before, "
         f"{fmt(percentile(lone_after, 50))} ms after (target within 1.5×).",
-        f"- The idle stack: {idle_before:.3f} cores before, {idle_after:.3f} after (target within 0.02).", "",
+        f"- The idle stack: {sum(idle_before.values()):.3f} cores before, {sum(idle_after.values()):.3f} after "
+        f"(target within 0.02)" + (f", {sum(idle_late.values()):.3f} from minute {args.late_minutes:g} after the load"
+                                   if idle_late else "") + ":", "",
+        *idle_table(idle_before, idle_after, idle_late, args.late_minutes), "",
         "| minute | answered | p50 ms | p99 ms | failed | broker RSS MB |", "| --- | --- | --- | --- | --- | --- |",
         *rows, ""]
     publish_run(block, "soak", "Soak (deploy/soak.sh)", write=not args.no_doc)
