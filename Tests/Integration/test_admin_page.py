@@ -46,6 +46,16 @@ class AdminPage(Page):
         box = self.by_id(element_id)
         box.clear()
         box.send_keys(text)
+        # Keys typed while the page moves the focus elsewhere are lost: say so here, not at the next step.
+        assert box.get_attribute("value") == text, f"{element_id} holds {box.get_attribute('value')!r}, not {text!r}"
+
+    def open_room_by_id(self, room, message):
+        """Opens a room by its id and waits for the whole of it: shown, its messages loaded, the focus on
+        its heading (the page moves the focus there last; keys typed before that would be lost)."""
+        self.type("room-id", str(room))
+        self.css("#room-open button")[0].click()
+        self.wait(lambda p: p.room_open() == str(room)
+                  and p.js("return document.activeElement && document.activeElement.id") == "room-head", message)
 
     def log_in(self, name, password):
         self.type("login-name", name)
@@ -144,18 +154,15 @@ def test_an_operator_does_everything_from_the_admin_page(stack, admin, browsers)
     assert [m["text"] for m in messages(b, other)] == ["buy here too", "stop it"], "the other room is untouched"
 
     # Open the other room by its id; remove the spammer's messages everywhere from there.
-    page.type("room-id", str(other))
-    page.css("#room-open button")[0].click()
-    page.wait(lambda p: p.room_open() == str(other) and len(p.shown_messages()) == 2, "the other room, by id")
+    page.open_room_by_id(other, "the other room, by id")
+    page.wait(lambda p: len(p.shown_messages()) == 2, "the other room's messages")
     page.message_button(1, "Remove every message of the sender of message 1 by " + spammer + " in every").click()
     page.confirm()
     page.wait(lambda p: [t for _, t in p.shown_messages()] == ["stop it"], "the spammer's gone everywhere")
     wait_until(lambda: [m["text"] for m in messages(b, other)] == ["stop it"], timeout=5, message="on B")
 
     # Change the room: topic, place and zoom; the other gateway's JSON API answers it so.
-    page.type("room-id", str(room))
-    page.css("#room-open button")[0].click()
-    page.wait(lambda p: p.room_open() == str(room), "back to the first room")
+    page.open_room_by_id(room, "back to the first room")
     new_topic = unique_topic()
     page.type("edit-topic", new_topic)
     page.type("edit-latitude", "-12.85")  # the Indian Ocean: near no other test's rooms
@@ -217,9 +224,7 @@ def test_an_operator_does_everything_from_the_admin_page(stack, admin, browsers)
     page.wait(lambda p: not p.row_of("bans-table", "ban", "nick:" + nick_banned), "the nickname's ban lifted")
 
     # Remove the other room: gone from the other gateway.
-    page.type("room-id", str(other))
-    page.css("#room-open button")[0].click()
-    page.wait(lambda p: p.room_open() == str(other), "the other room opens")
+    page.open_room_by_id(other, "the other room opens")
     page.by_id("room-remove").click()
     page.confirm()
     page.wait(lambda p: p.room_open() is None and "removed" in p.status, "the room removed")
