@@ -104,16 +104,19 @@ def a_say_ready(state_dir):
     return lambda text: say(gateway, session, room, text)
 
 
-def measure(args):
-    named = processes(args.state_dir)
-    said = a_say_ready(args.state_dir) if args.first_say else None
+def cores_over(state_dir, seconds):
+    """Cores each process of the stack used over the next `seconds` (name → cores)."""
+    named = processes(state_dir)
     before, t0 = sample(named), time.monotonic()
-    time.sleep(args.seconds)
+    time.sleep(seconds)
     after, wall = sample(named), time.monotonic() - t0
-    table = {}
-    for name in named:
-        used = sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items())
-        table[name] = used / TICKS / wall
+    return {name: sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items()) / TICKS / wall
+            for name in named}
+
+
+def measure(args):
+    said = a_say_ready(args.state_dir) if args.first_say else None
+    table = cores_over(args.state_dir, args.seconds)
     table["all"] = sum(table.values())
     if said:
         # The first say after the quiet (every reader on its path at rest or at its idle wait), then

@@ -45,16 +45,6 @@ def broker_rss_mb(state_dir):
     return float("nan")
 
 
-def idle_cores(state_dir, seconds):
-    """Cores each process of the stack used over `seconds` with no traffic (name → cores)."""
-    named = idle_cpu.processes(state_dir)
-    before, t0 = idle_cpu.sample(named), time.monotonic()
-    time.sleep(seconds)
-    after, wall = idle_cpu.sample(named), time.monotonic() - t0
-    return {name: sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items()) / idle_cpu.TICKS / wall
-            for name in named}
-
-
 async def lone_pairs(url, count=20):
     """`start` then `say` into a fresh room, one pair at a time: the pair's time in ms."""
     pool = AsyncPool(url, 1)
@@ -143,7 +133,7 @@ def main():
     state = os.path.dirname(os.path.abspath(args.stack_env))
     when = utc_now()
 
-    idle_before = idle_cores(state, args.idle_seconds)
+    idle_before = idle_cpu.cores_over(state, args.idle_seconds)
     lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
     log(f"before: idle {sum(idle_before.values()):.3f} cores, lone start + say p50 {fmt(percentile(lone_before, 50))} ms")
     per_minute = asyncio.run(load(stack, args.rate, args.minutes, lambda: broker_rss_mb(state)))
@@ -151,12 +141,12 @@ def main():
     load_end = time.monotonic()
     time.sleep(30)  # what the load left in flight settles
     lone_after = asyncio.run(lone_pairs(stack.gateways[0]))
-    idle_after = idle_cores(state, args.idle_seconds)
+    idle_after = idle_cpu.cores_over(state, args.idle_seconds)
     log(f"after: idle {sum(idle_after.values()):.3f} cores, lone start + say p50 {fmt(percentile(lone_after, 50))} ms")
     idle_late = {}
     if args.late_minutes > 0:
         time.sleep(max(0.0, load_end + args.late_minutes * 60 - time.monotonic()))
-        idle_late = idle_cores(state, args.idle_seconds)
+        idle_late = idle_cpu.cores_over(state, args.idle_seconds)
         log(f"{args.late_minutes:g} minutes after: idle {sum(idle_late.values()):.3f} cores")
 
     minutes = sorted(per_minute)
