@@ -25,6 +25,7 @@ import xml.parsers.expat
 from geochat_support.protocol import (CONTENT_TYPE, DECLARATION, Client, create_room, message_ids_and_texts,
                                       start_session, success_id_in)
 from geochat_support.stack import Stack
+from geochat_support.waiting import poll_until
 
 ROOTS = {"sessionid", "success", "error", "chats", "chat", "messages", "participants"}
 ALLOWED = {200, 400, 403, 404, 413, 429, 503}
@@ -404,27 +405,16 @@ COUNTS = {
 
 def answered(ask, within_s=30):
     """`ask()` again, once a second, while it answers 503 or not at all (the stack may still be settling
-    after the fault harness: a broker restart moves every consumer group); the last answer."""
-    deadline = time.monotonic() + within_s
-    while True:
-        answer = ask()
-        if answer.status not in (503, None) or time.monotonic() > deadline:
-            return answer
-        time.sleep(1)
+    after the fault harness: a broker restart moves every consumer group). The last answer, and how
+    many tries before it went unanswered (a say among them may yet have been stored)."""
+    answers = []
 
+    def settled():
+        answers.append(ask())
+        return answers[-1].status not in (503, None)
 
-def say_when_answered(client, session, room, text):
-    """The say's last answer, and how many earlier tries were answered 503 or not at all (each may
-    yet have been stored: the table count may show them)."""
-    tries = 0
-
-    def say():
-        nonlocal tries
-        tries += 1
-        return client.chat(cmd="say", sessionid=session, chatid=room, msg=text)
-
-    answer = answered(say)
-    return answer, tries - 1
+    poll_until(settled, within_s, interval=1)
+    return answers[-1], len(answers) - 1
 
 
 def main():
@@ -472,7 +462,7 @@ def main():
     before = {k: int(stack.sql(q)[0][0]) for k, q in COUNTS.items()}
     # Accepted XML-special text must read back exactly (escaping round trip).
     special = "<b>&amp; \"q\" 'a' ]]> <!-- & ;"
-    said, special_unknown = say_when_answered(client, session, room, special)
+    said, special_unknown = answered(lambda: client.chat(cmd="say", sessionid=session, chatid=room, msg=special))
     result = {"requests": 0}
     slow = {}
     side = [threading.Thread(target=slowloris, args=(stack.gateways[1], 100 if args.short else 300,
@@ -489,7 +479,7 @@ def main():
         t.join()
     # A fresh connection: the gateway closed the idle one meanwhile (idle timeout). Only an answer
     # that is not 200 is asked again: a 200 without the acknowledged text fails the check.
-    read = answered(lambda: Client(stack.gateways[0]).chat(cmd="messages", chatid=room, past=0, limit=200))
+    read, _ = answered(lambda: Client(stack.gateways[0]).chat(cmd="messages", chatid=room, past=0, limit=200))
     polled = message_ids_and_texts(read.body) if read.ok else []
     roundtrip_ok = said.ok and any(html.unescape(t) == special for _, t in polled)
     time.sleep(2)
