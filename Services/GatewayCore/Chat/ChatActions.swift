@@ -8,7 +8,7 @@ import Logging
 /// rule, limit and read-your-writes step has one home. Reads come from the
 /// read models, writes go as commands to the owning services; answers are
 /// domain values, which each protocol renders its own way.
-package struct ChatActions: Sendable {
+package final class ChatActions: Sendable {
     package let backend: ServiceClients
     package let sessions: SessionDirectory
     package let messages: MessageReadModel

@@ -2,33 +2,48 @@ import Synchronization
 
 /// The bans in force as this instance knows them (fed from `geochat.bans`).
 public final class BanList: Sendable {
-    private let bans = Mutex<[String: Ban]>([:])
+    private let bans = Mutex(Held())
+
+    /// Every record by its target's key (lifted ones too: a late, older record
+    /// must not bring a ban back), and how many of them are in force.
+    private struct Held {
+        var byKey: [String: Ban] = [:]
+        var inForce = 0
+    }
 
     public init() {}
 
     /// Takes a record unless a newer version of the same target is held.
     public func apply(_ ban: Ban) {
-        bans.withLock { bans in
-            if let held = bans[ban.target.key], held.version >= ban.version { return }
-            bans[ban.target.key] = ban
+        bans.withLock { held in
+            let key = ban.target.key
+            let previous = held.byKey[key]
+            if let previous, previous.version >= ban.version { return }
+            held.inForce += (ban.active ? 1 : 0) - (previous?.active == true ? 1 : 0)
+            held.byKey[key] = ban
         }
     }
 
+    /// Asked on every request that names a session: with no ban in force (the
+    /// usual case) it answers before building a key or hashing one.
     public func isBanned(session: SessionID, nick: String) -> Bool {
-        isBanned(BanTarget.session(session)) || isBanned(nick: nick)
+        guard anyInForce else { return false }
+        return isBanned(BanTarget.session(session)) || isBanned(nick: nick)
     }
 
     public func isBanned(nick: String) -> Bool {
-        guard let target = BanTarget.nick(nick) else { return false }
+        guard anyInForce, let target = BanTarget.nick(nick) else { return false }
         return isBanned(target)
     }
 
     func isBanned(_ target: BanTarget) -> Bool {
-        bans.withLock { $0[target.key]?.active ?? false }
+        bans.withLock { $0.byKey[target.key]?.active ?? false }
     }
 
+    private var anyInForce: Bool { bans.withLock { $0.inForce > 0 } }
+
     public var active: [Ban] {
-        bans.withLock { $0.values.filter(\.active) }.sorted { $0.version < $1.version }
+        bans.withLock { $0.byKey.values.filter(\.active) }.sorted { $0.version < $1.version }
     }
 }
 

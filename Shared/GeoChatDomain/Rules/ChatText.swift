@@ -34,7 +34,14 @@ public enum ChatText {
     /// True when every scalar may appear in an XML 1.0 document:
     /// #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
     public static func isXMLSafe(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy(isXMLChar)
+        // In valid UTF-8 only two kinds of scalar break the rule: the C0
+        // controls but tab, LF and CR (one byte each, under 0x20) and U+FFFE,
+        // U+FFFF (lead byte 0xEF). A text with neither byte is safe without
+        // decoding a scalar: every parameter of every request is checked here.
+        let suspect = text.utf8.contains { byte in
+            (byte < 0x20 && byte != 0x9 && byte != 0xA && byte != 0xD) || byte == 0xEF
+        }
+        return !suspect || text.unicodeScalars.allSatisfy(isXMLChar)
     }
 
     /// False when the text holds a character that lets it pose as other text

@@ -8,7 +8,7 @@ public struct SessionID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Accepts only the exact shape; anything else cannot be a session we issued.
     public init?(_ raw: String) {
-        let bytes = Array(raw.utf8)
+        let bytes = raw.utf8
         guard bytes.count == Self.length,
             bytes.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x76).contains($0) })
         else { return nil }

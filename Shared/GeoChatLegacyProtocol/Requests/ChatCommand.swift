@@ -72,7 +72,7 @@ extension ChatCommand {
             let room = try p.room()
             let past = try p.past()
             let limit = try p.limit()
-            let session = try p.text("sessionid") == nil ? nil : try p.session()
+            let session = p.has("sessionid") ? try p.session() : nil
             return .messages(room: room, past: past, limit: limit, session: session, waitSeconds: try p.wait())
         case "participants":
             return .participants(room: try p.room())

@@ -49,6 +49,27 @@ final class AdminRulesTests: XCTestCase {
         XCTAssertFalse(bans.isBanned(session: spared, nick: "x"))
     }
 
+    /// The list answers "no" at once while no ban is in force: its count of
+    /// bans in force follows bans, lifts, repeats and stale records.
+    func testTheCountOfBansInForceFollowsBansAndLifts() {
+        let bans = BanList()
+        let session = SessionID.random()
+        let carol = BanTarget.nick("carol")!
+        let dave = BanTarget.nick("dave")!
+        bans.apply(Ban(target: carol, active: true, reason: "", by: "a", atMs: 1, version: 1))
+        bans.apply(Ban(target: carol, active: true, reason: "", by: "a", atMs: 1, version: 2))
+        bans.apply(Ban(target: dave, active: true, reason: "", by: "a", atMs: 1, version: 3))
+        bans.apply(Ban(target: carol, active: false, reason: "", by: "a", atMs: 2, version: 4))
+        XCTAssertFalse(bans.isBanned(session: session, nick: "carol"))
+        XCTAssertTrue(bans.isBanned(session: session, nick: "dave"))
+        bans.apply(Ban(target: dave, active: false, reason: "", by: "a", atMs: 2, version: 5))
+        bans.apply(Ban(target: dave, active: true, reason: "", by: "a", atMs: 1, version: 3))  // stale
+        XCTAssertFalse(bans.isBanned(nick: "dave"))
+        bans.apply(Ban(target: .session(session), active: true, reason: "", by: "a", atMs: 3, version: 6))
+        XCTAssertTrue(bans.isBanned(session: session, nick: "dave"))
+        XCTAssertEqual(bans.active.count, 1)
+    }
+
     func testTheHighestVersionWinsWhateverTheArrivalOrder() {
         let target = BanTarget.nick("mallory")!
         let banned = Ban(target: target, active: true, reason: "", by: "a", atMs: 1, version: 7)

@@ -56,6 +56,24 @@ import Testing
         #expect(!ChatText.isXMLSafe("\u{FFFE}"))
     }
 
+    /// The byte-level shortcut answers as the XML 1.0 rule does for every
+    /// scalar at the edges of its ranges, alone and inside other text, and
+    /// for the other characters whose UTF-8 starts with 0xEF.
+    @Test func xmlSafetyAtTheEdgesOfTheRule() {
+        let edges: [UInt32] = [
+            0x0, 0x8, 0x9, 0xA, 0xB, 0xC, 0xD, 0xE, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xD7FF, 0xE000,
+            0xEFFF, 0xF000, 0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x10FFFF,
+        ]
+        for value in edges {
+            let scalar = Unicode.Scalar(value)!
+            let allowed =
+                [0x9, 0xA, 0xD].contains(value) || (0x20...0xD7FF).contains(value)
+                || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
+            #expect(ChatText.isXMLSafe(String(scalar)) == allowed, "U+\(String(value, radix: 16))")
+            #expect(ChatText.isXMLSafe("a" + String(scalar) + "é") == allowed, "U+\(String(value, radix: 16))")
+        }
+    }
+
     /// Characters that let a text pose as another where it is shown are
     /// refused, never stored; what real text needs stays (issue 26, item 6).
     @Test func displaySpoofingCharactersAreRefusedAndRealTextIsNot() {

@@ -54,9 +54,10 @@ package final class SessionDirectory: Sendable {
     private func lookUp(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
         let now = WallClock.nowMs()
         let known = state.withLock { state -> SessionInfo?? in
-            if let cached = state.sessions[id] {
-                state.sessions[id]!.usedMs = now
-                return .some(cached.info)
+            // One hash for the read and the write (every poll with a session comes here).
+            if let index = state.sessions.index(forKey: id) {
+                state.sessions.values[index].usedMs = now
+                return .some(state.sessions.values[index].info)
             }
             if state.unknown.contains(id) { return .some(nil) }
             return nil
