@@ -4,7 +4,7 @@
 # 10,000 rooms, and hello world's per request, in one run. With --old BINARY, gateway 1
 # alternates between this build's binary and that one. Adds a block to docs/benchmarks.md.
 #
-#   deploy/bench-request-cpu.sh [--keep] [geochat_bench.request_cpu options: --old BINARY --rounds N --label TEXT --no-doc]
+#   deploy/bench-request-cpu.sh [--keep] [geochat_bench.request_cpu options: --old BINARY --pin --rounds N --label TEXT --no-doc]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"

@@ -2,7 +2,10 @@
 of gateway 1 (from /proc) over a wrk run, divided by the requests answered, for idle polls (2,000
 sessions, 200 rooms in memory) and `chats` over 10,000 rooms; the HTTP stack alone (hello world)
 measured the same way in the same run. With `--old BINARY`, gateway 1 is switched between the
-stack's gateway binary and that one, alternating, round after round.
+stack's gateway binary and that one, alternating, round after round. With `--pin`, the server
+measured (every thread of it) runs on core 0 and wrk, one thread, on core 1: on this 2-core
+machine, unpinned rounds of the same binary swing by a third (the threads' placement changes
+how many wake-ups cross cores), pinned ones by a few per cent.
 
 CPU time per request hardly depends on what else the machine runs, unlike a throughput: it is
 the figure to compare binaries by on a shared machine. Adds a run block to docs/benchmarks.md
@@ -28,10 +31,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def per_request_us(pid, base_url, paths, seconds, connections):
-    wrk(base_url, paths, 3, connections)  # warm-up: every session met, every room loaded
+def per_request_us(pid, base_url, paths, seconds, connections, pin=False):
+    load = {"threads": 1, "cpus": "1"} if pin else {}
+    if pin:  # every thread the server has now; threads it starts later inherit the core
+        subprocess.run(["taskset", "-a", "-p", "-c", "0", str(pid)], check=True, stdout=subprocess.DEVNULL)
+    wrk(base_url, paths, 3, connections, **load)  # warm-up: every session met, every room loaded
     before = cpu_seconds(pid)
-    result = wrk(base_url, paths, seconds, connections)
+    result = wrk(base_url, paths, seconds, connections, **load)
     return (cpu_seconds(pid) - before) / max(result["requests"], 1) * 1e6, result
 
 
@@ -50,6 +56,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--label", default="")
+    parser.add_argument("--pin", action="store_true", help="the server on core 0, wrk (one thread) on core 1")
     args = parser.parse_args()
     from geochat_support.stack import Stack
     stack = Stack(args.stack_env, sql_timeout=600)
@@ -84,7 +91,8 @@ def main():
             polls = [q(cmd="messages", chatid=rooms[i % len(rooms)][0], past=rooms[i % len(rooms)][1], sessionid=p)
                      for i, p in enumerate(asyncio.run(phones()))]
             for kind, paths in (("polls", polls), ("chats", chats)):
-                us, result = per_request_us(pid, stack.gateways[0], paths, args.seconds, args.connections)
+                us, result = per_request_us(pid, stack.gateways[0], paths, args.seconds, args.connections,
+                                            args.pin)
                 figures[name][kind].append(us)
                 log(f"{name} {kind}: {result['rps']:.0f}/s, {us:.1f} µs CPU a request ({result['failed']} failed)")
     if args.old:
@@ -106,7 +114,7 @@ def main():
         figures["hello world"] = {"hello": []}
         for _ in range(args.rounds):
             us, result = per_request_us(hello.pid, f"http://127.0.0.1:{port}", ["/hello"], args.seconds,
-                                        args.connections)
+                                        args.connections, args.pin)
             figures["hello world"]["hello"].append(us)
             log(f"hello world: {result['rps']:.0f}/s, {us:.1f} µs CPU a request")
     finally:
@@ -116,6 +124,7 @@ def main():
     lines = [f"### Request CPU: {utc_now()}{' — ' + args.label if args.label else ''}", "",
              f"Command: `{args.command}`. Gateway 1's user + system CPU time over `wrk -c{args.connections} "
              f"-d{args.seconds}s`, per request answered; {args.rounds} rounds"
+             f"{'; the server on core 0, wrk (`-t1`) on core 1' if args.pin else ''}"
              f"{', the binaries alternating' if args.old else ''}; hello world (Hummingbird, one route) the same "
              f"way in the same run. Machine: {machine_facts()}.", "",
              "| binary | idle polls, µs a request | `chats` over 10,000 rooms, µs a request | hello world ÷ polls |",

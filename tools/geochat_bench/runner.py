@@ -55,13 +55,14 @@ def scrape(url):
 
 # ---------------------------------------------------------------- wrk
 
-def wrk(base_url, paths, seconds, connections, threads=2):
+def wrk(base_url, paths, seconds, connections, threads=2, cpus=None):
+    """`cpus`: the cores wrk may run on (taskset's list), None for any."""
     with tempfile.NamedTemporaryFile("w", suffix=".paths", delete=False) as f:
         f.write("\n".join(paths) + "\n")
         paths_file = f.name
     try:
         run = subprocess.run(
-            ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s",
+            (["taskset", "-c", cpus] if cpus else []) + ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s",
              "-s", os.path.join(HERE, "paths.lua"), base_url, "--", paths_file],
             capture_output=True, text=True, timeout=seconds + 60)
     finally:
