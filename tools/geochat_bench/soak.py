@@ -6,6 +6,9 @@ does it answer after an hour as it did in its first minute, and idle as it did b
 
 Before and after the load: the stack's idle CPU over 60 s, process by process (idle_cpu's
 reading, as deploy/idle.sh takes it), and 20 lone `start` + `say` pairs one after the other;
+the first reading `--settle-minutes` after the stack started, once its idle work is what it
+always is (topic generations made each minute and deleted four periods after their end: a
+reading in the first minutes has neither, the ones after the load have both);
 the idle CPU once more `--late-minutes` after the load, when the broker has deleted the
 topic generations the load wrote (so what the load left for a while is told from what stays). During it: says at
 `--rate` a second (open loop: each has its scheduled time, queueing counts) through every
@@ -126,6 +129,8 @@ def main():
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--idle-seconds", type=int, default=60)
+    parser.add_argument("--settle-minutes", type=float, default=6,
+                        help="minutes idle between the stack's start and the first idle reading")
     parser.add_argument("--late-minutes", type=float, default=6,
                         help="when the last idle reading starts, in minutes after the load (0: none)")
     args = parser.parse_args()
@@ -133,6 +138,10 @@ def main():
     state = os.path.dirname(os.path.abspath(args.stack_env))
     when = utc_now()
 
+    settled_at = os.path.getmtime(args.stack_env) + args.settle_minutes * 60
+    if time.time() < settled_at:
+        log(f"idle until {args.settle_minutes:g} minutes after the stack started, then the first idle reading")
+        time.sleep(settled_at - time.time())
     idle_before = idle_cpu.cores_over(state, args.idle_seconds)
     lone_before = asyncio.run(lone_pairs(stack.gateways[0]))
     log(f"before: idle {sum(idle_before.values()):.3f} cores, lone start + say p50 {fmt(percentile(lone_before, 50))} ms")
@@ -170,7 +179,8 @@ def main():
         f"{fmt(rss_end)} MB after the load (target: flat after the first hour).",
         f"- A lone `start` + `say`: p50 {fmt(percentile(lone_before, 50))} ms before, "
         f"{fmt(percentile(lone_after, 50))} ms after (target within 1.5×).",
-        f"- The idle stack: {sum(idle_before.values()):.3f} cores before, {sum(idle_after.values()):.3f} after "
+        f"- The idle stack: {sum(idle_before.values()):.3f} cores before (from minute {args.settle_minutes:g} "
+        f"after its start), {sum(idle_after.values()):.3f} after "
         f"(target within 0.02)" + (f", {sum(idle_late.values()):.3f} from minute {args.late_minutes:g} after the load"
                                    if idle_late else "") + ":", "",
         *idle_table(idle_before, idle_after, idle_late, args.late_minutes), "",
