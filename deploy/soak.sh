@@ -31,6 +31,5 @@ trap cleanup EXIT
 bash deploy/stack.sh destroy --state-dir "$STATE" >/dev/null 2>&1 || true
 bash deploy/stack.sh up --release --no-build --state-dir "$STATE" "${STACK[@]+"${STACK[@]}"}" \
   --env GEOCHAT_LOG_LEVEL=warning "${NO_RATE_LIMITS[@]}" >/dev/null
-sleep 20  # start-up work settles before the idle reading
 .venv/bin/python -m geochat_bench.soak --stack-env "$STATE/stack.env" \
   --command "bash deploy/soak.sh${ORIGINAL_ARGS:+ $ORIGINAL_ARGS}" "${ARGS[@]+"${ARGS[@]}"}"

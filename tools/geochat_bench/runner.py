@@ -62,8 +62,9 @@ def wrk(base_url, paths, seconds, connections, threads=2, cpus=None):
         paths_file = f.name
     try:
         run = subprocess.run(
-            (["taskset", "-c", cpus] if cpus else []) + ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s",
-             "-s", os.path.join(HERE, "paths.lua"), base_url, "--", paths_file],
+            (["taskset", "-c", cpus] if cpus else [])
+            + ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s",
+               "-s", os.path.join(HERE, "paths.lua"), base_url, "--", paths_file],
             capture_output=True, text=True, timeout=seconds + 60)
     finally:
         os.unlink(paths_file)

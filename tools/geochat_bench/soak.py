@@ -138,6 +138,7 @@ def main():
     state = os.path.dirname(os.path.abspath(args.stack_env))
     when = utc_now()
 
+    # stack.sh writes stack.env once every instance has started: the stack's start.
     settled_at = os.path.getmtime(args.stack_env) + args.settle_minutes * 60
     if time.time() < settled_at:
         log(f"idle until {args.settle_minutes:g} minutes after the stack started, then the first idle reading")

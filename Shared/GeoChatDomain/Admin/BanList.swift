@@ -9,6 +9,8 @@ public final class BanList: Sendable {
     private struct Held {
         var byKey: [String: Ban] = [:]
         var inForce = 0
+
+        func bans(_ target: BanTarget?) -> Bool { target.map { byKey[$0.key]?.active ?? false } ?? false }
     }
 
     public init() {}
@@ -24,23 +26,15 @@ public final class BanList: Sendable {
         }
     }
 
-    /// Asked on every request that names a session: with no ban in force (the
-    /// usual case) it answers before building a key or hashing one.
+    /// Asked by every request that names a session: with no ban in force (the
+    /// usual case) the answer comes before a key is built or hashed.
     public func isBanned(session: SessionID, nick: String) -> Bool {
-        guard anyInForce else { return false }
-        return isBanned(BanTarget.session(session)) || isBanned(nick: nick)
+        bans.withLock { $0.inForce > 0 && ($0.bans(.session(session)) || $0.bans(.nick(nick))) }
     }
 
     public func isBanned(nick: String) -> Bool {
-        guard anyInForce, let target = BanTarget.nick(nick) else { return false }
-        return isBanned(target)
+        bans.withLock { $0.inForce > 0 && $0.bans(.nick(nick)) }
     }
-
-    func isBanned(_ target: BanTarget) -> Bool {
-        bans.withLock { $0.byKey[target.key]?.active ?? false }
-    }
-
-    private var anyInForce: Bool { bans.withLock { $0.inForce > 0 } }
 
     public var active: [Ban] {
         bans.withLock { $0.byKey.values.filter(\.active) }.sorted { $0.version < $1.version }
