@@ -4,7 +4,8 @@
 # the stack's idle CPU and a lone start + say measured before and after. Not in CI.
 # Adds its figures to docs/benchmarks.md ("Soak").
 #
-#   deploy/soak.sh [--keep] [--gateways N] [--messaging N] [geochat_bench.soak options: --minutes M --rate R --no-doc]
+#   deploy/soak.sh [--keep] [--gateways N] [--messaging N] [--env KEY=VALUE]… [geochat_bench.soak options: --minutes M --rate R --no-doc]
+# (`--env` sets a service setting on the stack, as in deploy/bench-writes.sh: a setting tried against the default.)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -17,7 +18,7 @@ ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) KEEP=1; shift ;;
-    --gateways|--messaging) STACK+=("$1" "$2"); shift 2 ;;
+    --gateways|--messaging|--env) STACK+=("$1" "$2"); shift 2 ;;
     *) ARGS+=("$1"); shift ;;
   esac
 done
