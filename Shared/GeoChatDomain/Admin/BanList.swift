@@ -10,7 +10,7 @@ public final class BanList: Sendable {
         var byKey: [String: Ban] = [:]
         var inForce = 0
 
-        func bans(_ target: BanTarget?) -> Bool { target.map { byKey[$0.key]?.active ?? false } ?? false }
+        func isActive(_ target: BanTarget?) -> Bool { target.map { byKey[$0.key]?.active ?? false } ?? false }
     }
 
     public init() {}
@@ -29,11 +29,11 @@ public final class BanList: Sendable {
     /// Asked by every request that names a session: with no ban in force (the
     /// usual case) the answer comes before a key is built or hashed.
     public func isBanned(session: SessionID, nick: String) -> Bool {
-        bans.withLock { $0.inForce > 0 && ($0.bans(.session(session)) || $0.bans(.nick(nick))) }
+        bans.withLock { $0.inForce > 0 && ($0.isActive(.session(session)) || $0.isActive(.nick(nick))) }
     }
 
     public func isBanned(nick: String) -> Bool {
-        bans.withLock { $0.inForce > 0 && $0.bans(.nick(nick)) }
+        bans.withLock { $0.inForce > 0 && $0.isActive(.nick(nick)) }
     }
 
     public var active: [Ban] {
