@@ -36,11 +36,11 @@ struct ChatRequests: Sendable {
     ) async -> Response {
         let started = ContinuousClock.now
         var name = unread
-        let client = client(request, context)
+        var client = client(request, context)
         do throws(ProtocolError) {
             let call = try await read()
             name = call.name
-            try actions.signOfLife(call.session, client: client)
+            try actions.signOfLife(call.session, client: &client)
             let answered = try await call.perform(client)
             await actions.signsOfLifeSettled(call.session)
             return finish(name, request, since: started, .success(answered), answer: answer, refusal: refusal)
@@ -50,9 +50,13 @@ struct ChatRequests: Sendable {
     }
 
     /// The request's client: its address's buckets (writes and costly reads) and waiting places.
+    /// It captures only what the address is read from (the peer and the
+    /// headers), not the request and its context: every poll makes one.
     func client(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
         let addresses = clientAddresses
-        return ChatClient(limiter: limiter, address: { context.clientAddress(request, addresses) })
+        let peer = context.remoteAddress
+        let headers = request.headers
+        return ChatClient(limiter: limiter, address: { addresses.key(peer: peer?.ipAddress, headers: headers) })
     }
 
     /// The sequence's end, for a path that cannot await (a push stream opened at

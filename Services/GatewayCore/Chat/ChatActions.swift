@@ -53,7 +53,7 @@ package final class ChatActions: Sendable {
         -> SessionInfo
     {
         try client.admit(.change(session: id))
-        let session = try await live(id)
+        let session = try await live(id, client: client)
         if sessions.bans.isBanned(nick: nick.value) { throw .banned }
         let renamed = try await backend.send(RenameSession(session: session.id, nick: nick))
         sessions.remember(renamed)
@@ -101,13 +101,13 @@ package final class ChatActions: Sendable {
         session id: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: RoomTopic, client: ChatClient
     ) async throws(ProtocolError) -> RoomInfo {
         try client.admit(.create(session: id))
-        let session = try await live(id)
+        let session = try await live(id, client: client)
         return try await backend.send(CreateRoom(session: session.id, position: position, zoom: zoom, topic: topic))
     }
 
     package func join(session id: SessionID, room: RoomID, client: ChatClient) async throws(ProtocolError) {
         try client.admit(.change(session: id))
-        let session = try await live(id)
+        let session = try await live(id, client: client)
         try await join(session, room)
     }
 
@@ -118,7 +118,7 @@ package final class ChatActions: Sendable {
 
     package func leave(session id: SessionID, room: RoomID, client: ChatClient) async throws(ProtocolError) {
         try client.admit(.change(session: id))
-        let session = try await live(id)
+        let session = try await live(id, client: client)
         _ = try await backend.send(LeaveRoom(room: room, session: session.id))
     }
 
@@ -136,7 +136,7 @@ package final class ChatActions: Sendable {
         session id: SessionID, room: RoomID, text: MessageText, client: ChatClient
     ) async throws(ProtocolError) -> ChatMessage {
         try client.admit(.say(session: id))
-        let session = try await live(id)
+        let session = try await live(id, client: client)
         return try await post(room: room, author: session.id, nick: session.nick, text: text)
     }
 
@@ -147,7 +147,9 @@ package final class ChatActions: Sendable {
         room: RoomID, past: MessageID, limit: Int, session: SessionID?, wait: Duration = .zero,
         client: ChatClient
     ) async throws(ProtocolError) -> [ChatMessage] {
-        if let session { _ = try await live(session) }
+        if let session { _ = try await live(session, client: client) }
+        // A poll (no wait) reads once: no deadline, no clock.
+        guard wait > .zero else { return try await poll(room: room, past: past, limit: limit, client: client) }
         let deadline = ContinuousClock.now + min(wait, Self.maxWait)
         // A long poll holds a place as a push stream does; without one (this
         // gateway or this address holds its most) it is answered at once.
@@ -236,15 +238,17 @@ package final class ChatActions: Sendable {
     /// timeout is marked at the rooms service (`PresenceTracker`): the request
     /// is answered once every gateway lists it (`signsOfLifeSettled`). One
     /// looked up beside the request is marked beside it too.
-    package func signOfLife(_ id: SessionID?, client: ChatClient) throws(ProtocolError) {
+    package func signOfLife(_ id: SessionID?, client: inout ChatClient) throws(ProtocolError) {
         guard let id else { return }
         switch sessions.liveness(id) {
-        case .live: sawLive(id)
+        case .live:
+            sawLive(id)
+            client.notedSignOfLife = id
         case .notLive: break
         case .unknownHere:
             try client.admit(.sessionLookup)
             guard backgroundLookups.begin() else { return }
-            Task { [self] in
+            Task { [self, client] in
                 defer { backgroundLookups.end() }
                 if (try? await sessions.resolve(id)) != nil {
                     sawLive(id)
@@ -275,9 +279,10 @@ package final class ChatActions: Sendable {
     /// directory through the session events, milliseconds later (docs/protocol.md,
     /// decisions): asking the session service on every write would put all
     /// writes through its one-at-a-time command loop.
-    package func live(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+    /// `client`: the request's; its sign of life is not noted twice (`ChatClient.notedSignOfLife`).
+    package func live(_ id: SessionID, client: ChatClient? = nil) async throws(ProtocolError) -> SessionInfo {
         let session = try await sessions.resolve(id)
-        sawLive(id)
+        if client?.notedSignOfLife != id { sawLive(id) }
         return session
     }
 

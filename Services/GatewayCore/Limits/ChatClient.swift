@@ -11,6 +11,9 @@ import GeoChatDomain
 package struct ChatClient: Sendable {
     private let limiter: RateLimiter?
     private let addressOf: @Sendable () -> String
+    /// The session whose sign of life this request already showed
+    /// (`ChatActions.signOfLife`): the action's own lookup does not note it again.
+    package var notedSignOfLife: SessionID?
 
     /// `address`: how the surface reads the client's address from its request
     /// (trusted proxies, `HTTP/ClientAddresses`); called at most when needed.

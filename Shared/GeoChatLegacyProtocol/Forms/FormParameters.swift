@@ -72,9 +72,14 @@ public struct FormParameters: Sendable {
 
     /// A value as text: UTF-8 holding only characters XML allows.
     private func string(_ value: Range<Int>, _ name: String) throws(ProtocolError) -> String {
-        guard let string = String(validating: bytes[value], as: UTF8.self) else {
-            throw ProtocolError.bad(name, "is not valid UTF-8")
+        let string = bytes.withUnsafeBufferPointer { all -> String? in
+            let slice = UnsafeBufferPointer(rebasing: all[value])
+            // ASCII is UTF-8: decoding it needs no validation (nearly every value;
+            // the generic validating initializer asks for type metadata each call).
+            if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
+            return String(validating: slice, as: UTF8.self)
         }
+        guard let string else { throw ProtocolError.bad(name, "is not valid UTF-8") }
         guard ChatText.isXMLSafe(string) else {
             throw ProtocolError.bad(name, "contains characters not allowed in XML")
         }
@@ -84,7 +89,11 @@ public struct FormParameters: Sendable {
     /// Names compare byte for byte (as PHP's `$_GET` keys do). A name that is
     /// not UTF-8 never equals one we ask for: it is ignored like any unknown one.
     private func named(_ field: Field, _ name: String) -> Bool {
-        bytes[field.name].elementsEqual(name.utf8)
+        var name = name
+        guard field.name.count == name.utf8.count else { return false }
+        return name.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { all in UnsafeBufferPointer(rebasing: all[field.name]).elementsEqual(wanted) }
+        }
     }
 
     /// One name, body first. Repeats within a source must agree, in both sources:
@@ -109,7 +118,14 @@ public struct FormParameters: Sendable {
 
     private mutating func parse(_ raw: [UInt8], inBody: Bool) throws(ProtocolError) {
         guard !raw.isEmpty else { return }
-        for pair in raw.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        if fields.isEmpty { fields.reserveCapacity(8) }
+        // Scanned for `&` in place (no array of slices per request); empty pairs are skipped.
+        var start = raw.startIndex
+        while start < raw.endIndex {
+            let end = raw[start...].firstIndex(of: UInt8(ascii: "&")) ?? raw.endIndex
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            let pair = raw[start..<end]
             if fields.count >= Limits.maxParameterCount {
                 throw ProtocolError(.tooLarge, "too many parameters (at most \(Limits.maxParameterCount))")
             }

@@ -84,6 +84,17 @@ final class FormParametersTests: XCTestCase {
         }
     }
 
+    func testEmptyPairsAreSkippedAndNamesMatchWhole() throws {
+        let p = try FormParameters(query: "&&chatid=5&&past=17&", body: "&msg=%C3%A5+ok&")
+        XCTAssertEqual(try p.text("chatid"), "5")
+        XCTAssertEqual(try p.text("past"), "17")
+        XCTAssertEqual(try p.text("msg"), "å ok")
+        // A name is equal only whole: neither its prefix nor a longer name matches.
+        XCTAssertNil(try p.text("chat"))
+        XCTAssertNil(try p.text("chatidx"))
+        XCTAssertFalse(p.has(""))
+    }
+
     func testPresentButEmptyCountsAsPresent() throws {
         let p = try FormParameters(query: "msg=&flag")
         XCTAssertEqual(try p.text("msg"), "")
