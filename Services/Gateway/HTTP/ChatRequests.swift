@@ -42,7 +42,7 @@ struct ChatRequests: Sendable {
             name = call.name
             try actions.signOfLife(call.session, client: &client)
             let answered = try await call.perform(client)
-            await actions.signsOfLifeSettled(call.session)
+            if let mark = actions.pendingMark(of: call.session) { await mark.value }
             return finish(name, request, since: started, .success(answered), answer: answer, refusal: refusal)
         } catch {
             return finish(name, request, since: started, .failure(error), answer: answer, refusal: refusal)

@@ -52,9 +52,11 @@ struct LegacyRoutes: Sendable {
             guard query.utf8.count <= Limits.maxQueryBytes else {
                 throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")
             }
-            let parameters = try FormParameters(query: Array(query.utf8), body: try await formBody(request))
+            let body = request.method == .post ? try await formBody(request) : []
+            let parameters = try FormParameters(query: Array(query.utf8), body: body)
             let legacy = try parse(parameters)
-            return .init(name: legacy.name, session: parameters.sessionHint()) {
+            // A command that names a session has read and checked it already.
+            return .init(name: legacy.name, session: legacy.session ?? parameters.sessionHint()) {
                 client async throws(ProtocolError) in try await handler.handle(legacy, client: client)
             }
         }
@@ -62,7 +64,6 @@ struct LegacyRoutes: Sendable {
 
     /// The form body of a POST, at most 64 KiB. Other content types carry no parameters.
     private func formBody(_ request: Request) async throws(ProtocolError) -> [UInt8] {
-        guard request.method == .post else { return [] }
         if let type = request.headers[.contentType],
             !type.lowercased().hasPrefix("application/x-www-form-urlencoded")
         {

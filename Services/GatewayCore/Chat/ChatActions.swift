@@ -236,7 +236,7 @@ package final class ChatActions: Sendable {
     ///
     /// A session this gateway holds but has not seen within the presence
     /// timeout is marked at the rooms service (`PresenceTracker`): the request
-    /// is answered once every gateway lists it (`signsOfLifeSettled`). One
+    /// is answered once every gateway lists it (`pendingMark`). One
     /// looked up beside the request is marked beside it too.
     package func signOfLife(_ id: SessionID?, client: inout ChatClient) throws(ProtocolError) {
         guard let id else { return }
@@ -260,18 +260,18 @@ package final class ChatActions: Sendable {
 
     /// Records a live session's sign of life; a possible return is marked at
     /// the rooms service beside the request (`PresenceTracker.seen`), and the
-    /// surface waits for it before it answers (`signsOfLifeSettled`).
+    /// surface waits for it before it answers (`pendingMark`).
     private func sawLive(_ id: SessionID) {
         presence.seen(id, atMs: WallClock.nowMs())
     }
 
-    /// Waits for the mark of the request's session, if one is on its way: the
-    /// answer goes out once every gateway lists the session. The mark runs
-    /// beside the request's own work, so a request waits for the longer of
-    /// the two, not their sum.
-    package func signsOfLifeSettled(_ id: SessionID?) async {
-        guard let id, let mark = presence.runningMark(of: id) else { return }
-        await mark.value
+    /// The mark of the request's session, if one is on its way: the surface
+    /// answers once it is done, when every gateway lists the session. The mark
+    /// runs beside the request's own work, so a request waits for the longer
+    /// of the two, not their sum. Nil nearly always: no await then.
+    package func pendingMark(of id: SessionID?) -> Task<Void, Never>? {
+        guard let id else { return nil }
+        return presence.runningMark(of: id)
     }
 
     /// The live session behind an id as this gateway knows it; the request is a
@@ -281,7 +281,9 @@ package final class ChatActions: Sendable {
     /// writes through its one-at-a-time command loop.
     /// `client`: the request's; its sign of life is not noted twice (`ChatClient.notedSignOfLife`).
     package func live(_ id: SessionID, client: ChatClient? = nil) async throws(ProtocolError) -> SessionInfo {
-        let session = try await sessions.resolve(id)
+        // Held here nearly always: then no async call.
+        let session: SessionInfo
+        if let held = try sessions.resolveHeld(id) { session = held } else { session = try await sessions.resolve(id) }
         if client?.notedSignOfLife != id { sawLive(id) }
         return session
     }

@@ -92,8 +92,7 @@ public struct FormParameters: Sendable {
         var name = name
         guard field.name.count == name.utf8.count else { return false }
         return name.withUTF8 { wanted in
-            bytes.withUnsafeBufferPointer { all in UnsafeBufferPointer(rebasing: all[field.name]).elementsEqual(wanted)
-            }
+            bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[field.name]).elementsEqual(wanted) }
         }
     }
 

@@ -36,6 +36,18 @@ extension ChatCommand {
         }
     }
 
+    /// The session the command names, if any: the request's sign of life
+    /// (read once; `FormParameters.sessionHint` serves commands that name none).
+    public var session: SessionID? {
+        switch self {
+        case .create(let session, _, _, _), .join(let session, _), .leave(let session, _), .say(let session, _, _),
+            .nick(let session, _), .end(let session):
+            session
+        case .messages(_, _, _, let session, _): session
+        case .start, .chats, .participants: nil
+        }
+    }
+
     /// Reads a `/chat.php` request. Checks run in the order a client would fix
     /// them: version, command, then each parameter as the contract lists them.
     public static func parse(_ p: FormParameters, roomCap: Int) throws(ProtocolError) -> ChatCommand {

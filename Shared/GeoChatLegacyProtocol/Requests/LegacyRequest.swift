@@ -19,6 +19,11 @@ extension LegacyRequest {
         }
     }
 
+    /// The session the request names (`ChatCommand.session`); the lobby's dialect has none.
+    public var session: SessionID? {
+        if case .chat(let command) = self { command.session } else { nil }
+    }
+
     /// `/add.php` (contract 4).
     public static func parseLobbyPost(_ p: FormParameters) throws(ProtocolError) -> LegacyRequest {
         let user = try p.chatText(["user"], length: Limits.lobbyUserLength)

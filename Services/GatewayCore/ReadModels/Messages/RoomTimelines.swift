@@ -105,19 +105,19 @@ package struct RoomTimelines: Sendable {
     }
 
     package mutating func poll(room: RoomID, past: MessageID, limit: Int, now: ContinuousClock.Instant) -> PollAction {
-        switch rooms[room] {
-        case .loaded(let timeline, _)?:
-            rooms[room] = .loaded(timeline, lastPolled: now)
+        // One hash for the read and the poll's time (every poll comes here).
+        guard let index = rooms.index(forKey: room) else { return startLoad(room) }
+        switch rooms.values[index] {
+        case .loaded(let timeline, _):
+            rooms.values[index] = .loaded(timeline, lastPolled: now)
             switch timeline.read(past: past, limit: limit) {
             case .messages(let slice): return .answer(Array(slice))
             case .needsHistory: return .readThrough(after: past == 0 ? nil : past, limit: limit)
             }
-        case .loading(let load, _)?:
+        case .loading(let load, _):
             return .waitForLoad(load)
-        case .absent(let until)?, .removed(let until)?:
+        case .absent(let until), .removed(let until):
             if now < until { return .noSuchRoom }
-            return startLoad(room)
-        case nil:
             return startLoad(room)
         }
     }

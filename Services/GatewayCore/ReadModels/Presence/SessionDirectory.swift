@@ -45,16 +45,17 @@ package final class SessionDirectory: Sendable {
 
     /// The live session, or `invalid_session`, or `banned`.
     package func resolve(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
-        let info = try await lookUp(id)
-        if bans.isBanned(session: info.id, nick: info.nick) { throw .banned }
-        return info
+        if let info = try resolveHeld(id) { return info }
+        return try checked(try await ask(id))
     }
 
-    /// The live session, or `invalid_session`.
-    private func lookUp(_ id: SessionID) async throws(ProtocolError) -> SessionInfo {
+    /// `resolve` without waiting: the answer when this gateway holds it (the
+    /// session, or `invalid_session`, or `banned`), nil when only the session
+    /// service can tell (every poll with a session comes here first).
+    package func resolveHeld(_ id: SessionID) throws(ProtocolError) -> SessionInfo? {
         let now = WallClock.nowMs()
         let known = state.withLock { state -> SessionInfo?? in
-            // One hash for the read and the write (every poll with a session comes here).
+            // One hash for the read and the write.
             if let index = state.sessions.index(forKey: id) {
                 state.sessions.values[index].usedMs = now
                 return .some(state.sessions.values[index].info)
@@ -65,12 +66,17 @@ package final class SessionDirectory: Sendable {
         switch known {
         case .some(.some(let info)):
             if info.ended { throw .invalidSession }
-            return info
+            return try checked(info)
         case .some(nil):
             throw .invalidSession
         case nil:
-            return try await ask(id)
+            return nil
         }
+    }
+
+    private func checked(_ info: SessionInfo) throws(ProtocolError) -> SessionInfo {
+        if bans.isBanned(session: info.id, nick: info.nick) { throw .banned }
+        return info
     }
 
     /// Asks the session service; remembers what it says, unknown ids included.
