@@ -11,11 +11,20 @@ import NIOCore
 /// The legacy endpoints: `/chat.php`, `/add.php`, `/messages.php` (GET and
 /// POST, under the configured prefix). Parsing and checks happen here; the
 /// work happens in `LegacyHandler`.
-struct LegacyRoutes: Sendable {
+///
+/// A class: every request's handler holds it, and copying a struct of the
+/// settings would retain each of their strings per request.
+final class LegacyRoutes: Sendable {
     let handler: LegacyHandler
     let settings: GatewaySettings
     /// The sequence every chat request goes through (built once, shared with the JSON API).
     let requests: ChatRequests
+
+    init(handler: LegacyHandler, settings: GatewaySettings, requests: ChatRequests) {
+        self.handler = handler
+        self.settings = settings
+        self.requests = requests
+    }
 
     func register(on router: Router<GatewayRequestContext>) {
         let settings = settings
@@ -27,8 +36,8 @@ struct LegacyRoutes: Sendable {
         for (name, parse) in endpoints {
             for prefix in Self.spellings(of: settings.pathPrefix) {
                 let path = RouterPath(prefix + "/" + name)
-                router.on(path, method: .get) { request, context in await respond(to: request, context, parse) }
-                router.on(path, method: .post) { request, context in await respond(to: request, context, parse) }
+                router.on(path, method: .get) { [self] request, context in await respond(to: request, context, parse) }
+                router.on(path, method: .post) { [self] request, context in await respond(to: request, context, parse) }
             }
         }
     }
@@ -57,7 +66,7 @@ struct LegacyRoutes: Sendable {
             let legacy = try parse(parameters)
             // A command that names a session has read and checked it already.
             return .init(name: legacy.name, session: legacy.session ?? parameters.sessionHint()) {
-                client async throws(ProtocolError) in try await handler.handle(legacy, client: client)
+                [handler] client async throws(ProtocolError) in try await handler.handle(legacy, client: client)
             }
         }
     }
