@@ -11,10 +11,11 @@ import NIOCore
 enum XMLResponse {
     static let retryAfter = HTTPField.Name("Retry-After")!
 
+    /// Made once: a field checks its value when it is made.
+    static let okHeaders: HTTPFields = [.contentType: LegacyXML.contentType]
+
     static func ok(_ xml: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: LegacyXML.contentType],
-            body: .init(byteBuffer: ByteBuffer(string: xml)))
+        Response(status: .ok, headers: okHeaders, body: .init(byteBuffer: ByteBuffer(string: xml)))
     }
 
     static func error(_ error: ProtocolError) -> Response {

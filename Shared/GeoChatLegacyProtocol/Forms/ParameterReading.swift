@@ -7,9 +7,15 @@ extension FormParameters {
         return value
     }
 
+    /// A parameter without aliases (no array to make on the poll path).
+    public func required(_ name: String) throws(ProtocolError) -> String {
+        guard let value = try text(name) else { throw .missing(name) }
+        return value
+    }
+
     /// A session id that could be one we issued; whether it is live is the directory's call.
     public func session() throws(ProtocolError) -> SessionID {
-        guard let id = SessionID(try required(["sessionid"])) else { throw .invalidSession }
+        guard let id = SessionID(try required("sessionid")) else { throw .invalidSession }
         return id
     }
 
@@ -21,13 +27,13 @@ extension FormParameters {
     }
 
     public func nickname(_ name: String) throws(ProtocolError) -> Nickname {
-        guard let nick = Nickname(try required([name])) else { throw .invalidNick }
+        guard let nick = Nickname(try required(name)) else { throw .invalidNick }
         return nick
     }
 
     /// A room id: a decimal integer. One that names no room is `no_such_chat` later.
     public func room() throws(ProtocolError) -> RoomID {
-        let raw = try required(["chatid"])
+        let raw = try required("chatid")
         guard let id = Int64(raw) else { throw .bad("chatid", "is not an integer") }
         guard id > 0 else { throw ProtocolError.noSuchChat }
         return RoomID(id)
@@ -57,7 +63,7 @@ extension FormParameters {
     }
 
     public func zoom(_ name: String) throws(ProtocolError) -> ZoomLevel {
-        let raw = try required([name])
+        let raw = try required(name)
         guard let value = Int(raw), let zoom = ZoomLevel(value) else {
             throw .bad(name, "must be an integer zoom level from 0 to 17")
         }

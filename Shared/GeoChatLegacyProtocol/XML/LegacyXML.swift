@@ -73,16 +73,38 @@ public enum LegacyXML {
     }
 
     public static func messages(room: RoomID, _ messages: some Collection<ChatMessage>) -> String {
-        var out = declaration + "<messages chatid=\"" + String(room) + "\">\n"
-        for m in messages { out += messageElement(m) + "\n" }
-        return out + "</messages>\n"
+        var out = document(holding: messages.count)
+        out += "<messages chatid=\""
+        out += String(room)
+        out += "\">\n"
+        append(messages, to: &out)
+        out += "</messages>\n"
+        return out
     }
 
     /// The add/messages dialect wraps the same elements in `<chat>`.
     public static func lobbyMessages(_ messages: some Collection<ChatMessage>) -> String {
-        var out = declaration + "<chat>\n"
-        for m in messages { out += messageElement(m) + "\n" }
-        return out + "</chat>\n"
+        var out = document(holding: messages.count)
+        out += "<chat>\n"
+        append(messages, to: &out)
+        out += "</chat>\n"
+        return out
+    }
+
+    /// The declaration, in room made once for a list of `count` messages
+    /// (every idle poll answers an empty one: one allocation, not five).
+    private static func document(holding count: Int) -> String {
+        var out = ""
+        out.reserveCapacity(declaration.utf8.count + 64 + count * 160)
+        out += declaration
+        return out
+    }
+
+    private static func append(_ messages: some Collection<ChatMessage>, to out: inout String) {
+        for m in messages {
+            out += messageElement(m)
+            out += "\n"
+        }
     }
 
     static func messageElement(_ m: ChatMessage) -> String {
