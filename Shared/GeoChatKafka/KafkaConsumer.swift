@@ -131,7 +131,7 @@ public final class KafkaConsumer: Sendable {
 
     private func readerStart(for generation: Int64?, opening: Opening) -> TopicReader.Start {
         switch mode {
-        case .group(let group): return .group(generation.map { "\(group).g\($0)" } ?? group)
+        case .group(let group): return .group(generation.map { TopicGenerations.group(group, generation: $0) } ?? group)
         case .tail: return opening == .first ? .fromEnd : .fromBeginning
         case .replay: return .replay
         }

@@ -14,4 +14,6 @@ enum KafkaMetrics {
     static let lag = LabeledFamily(gauge: MetricNames.kafkaConsumerLag, label: "topic")
     /// Old topic generations this instance deleted (*tansu*, `TopicProvisioner.pruneGenerations`).
     static let generationsDeleted = Counter(label: MetricNames.kafkaGenerationsDeleted)
+    /// The consumer groups of old generations this instance deleted (*tansu*, `TopicProvisioner.pruneGenerations`).
+    static let generationGroupsDeleted = Counter(label: MetricNames.kafkaGenerationGroupsDeleted)
 }

@@ -70,6 +70,23 @@ public struct TopicGenerations: Sendable {
         }
     }
 
+    /// The consumer group a group reads `generation` under: each generation
+    /// has a group of its own, so a member joins it with nothing to rebalance.
+    public static func group(_ group: String, generation: Int64) -> String { "\(group)\(marker)\(generation)" }
+
+    /// Those of `groups` that are the groups of a generation ended at least
+    /// `retentionMs` before `ms` (`expired`'s rule): their topic is deleted
+    /// or about to be, and a broker that never forgets a group (Tansu) would
+    /// otherwise hold one more per group each period.
+    public func expiredGroups(_ groups: [String], atMs ms: Int64) -> [String] {
+        groups.filter { name in
+            guard let range = name.range(of: Self.marker, options: .backwards), range.lowerBound > name.startIndex,
+                let generation = Int64(name[range.upperBound...]), generation >= 0
+            else { return false }
+            return startMs(of: generation + 1) <= ms - retentionMs
+        }
+    }
+
     static let marker = ".g"
 }
 

@@ -133,10 +133,18 @@ public struct TopicProvisioner: Sendable {
     }
 
     /// *tansu*: deletes the generations of `topics` no reader can still hold
-    /// (`TopicGenerations.expired`), so the broker's memory stays bounded.
-    func pruneGenerations(of topics: [TopicSpec], _ generations: TopicGenerations) async {
+    /// (`TopicGenerations.expired`), and their consumer groups
+    /// (`expiredGroups`), so the broker's memory stays bounded. The groups go
+    /// first: deleting a topic drops the groups' offsets of it, after which
+    /// Tansu no longer lists the group, but keeps its state for ever.
+    /// What it deleted (also counted and logged).
+    @discardableResult
+    func pruneGenerations(
+        of topics: [TopicSpec], _ generations: TopicGenerations
+    ) async -> (topics: [String], groups: [String]) {
         let rotating = Set(topics.map(\.name).filter(generations.rotates))
-        guard !rotating.isEmpty else { return }
+        guard !rotating.isEmpty else { return ([], []) }
+        let groups = await pruneGroups(generations)
         do {
             let deleted = try await offloaded { [producer] in
                 try producer.administer { client -> [String] in
@@ -148,11 +156,34 @@ public struct TopicProvisioner: Sendable {
                     return expired
                 }
             }
-            guard !deleted.isEmpty else { return }
-            KafkaMetrics.generationsDeleted.increment(by: deleted.count)
-            logger.info("old topic generations deleted", metadata: ["topics": "\(deleted.sorted())"])
+            if !deleted.isEmpty {
+                KafkaMetrics.generationsDeleted.increment(by: deleted.count)
+                logger.info("old topic generations deleted", metadata: ["topics": "\(deleted.sorted())"])
+            }
+            return (deleted, groups)
         } catch {
             logger.debug("old topic generations not deleted", metadata: ["error": "\(error)"])
+            return ([], groups)
+        }
+    }
+
+    /// The consumer groups of expired generations, deleted; their names.
+    private func pruneGroups(_ generations: TopicGenerations) async -> [String] {
+        do {
+            let deleted = try await offloaded { [producer] in
+                try producer.administer { client -> [String] in
+                    let expired = generations.expiredGroups(try client.groupNames(timeoutMs: 5000), atMs: wallClockMs())
+                    return expired.isEmpty ? [] : try client.deleteGroups(expired, timeoutMs: 5000)
+                }
+            }
+            if !deleted.isEmpty {
+                KafkaMetrics.generationGroupsDeleted.increment(by: deleted.count)
+                logger.info("old generations' consumer groups deleted", metadata: ["groups": "\(deleted.sorted())"])
+            }
+            return deleted
+        } catch {
+            logger.debug("old generations' consumer groups not deleted", metadata: ["error": "\(error)"])
+            return []
         }
     }
 
@@ -166,6 +197,13 @@ public struct TopicProvisioner: Sendable {
     public func topics(named prefix: String) async throws -> [String] {
         try await offloaded { [producer] in
             try producer.administer { try $0.topicNames(timeoutMs: 5000) }.filter { $0.hasPrefix(prefix) }
+        }
+    }
+
+    /// The consumer groups whose names start with `prefix`, as the broker lists them now.
+    public func groups(named prefix: String) async throws -> [String] {
+        try await offloaded { [producer] in
+            try producer.administer { try $0.groupNames(timeoutMs: 5000) }.filter { $0.hasPrefix(prefix) }
         }
     }
 

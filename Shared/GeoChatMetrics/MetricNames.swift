@@ -33,6 +33,7 @@ public enum MetricNames {
     public static let kafkaConsumedBytes = "geochat_kafka_consumed_bytes_total"
     public static let kafkaConsumerLag = "geochat_kafka_consumer_lag"
     public static let kafkaGenerationsDeleted = "geochat_kafka_topic_generations_deleted_total"
+    public static let kafkaGenerationGroupsDeleted = "geochat_kafka_generation_groups_deleted_total"
     // Request/reply: requester side (by command topic) and owner side (by command).
     public static let requestDuration = "geochat_request_duration_seconds"
     public static let requestTimeouts = "geochat_request_timeouts_total"

@@ -42,6 +42,19 @@ final class TopicGenerationNameTests: XCTestCase {
         XCTAssertEqual(generations.expired(names, atMs: generations.startMs(of: 10) - 1).count, 5)
     }
 
+    func testAGenerationsConsumerGroupExpiresWithIt() {
+        XCTAssertEqual(TopicGenerations.group("geochat-rooms", generation: 7), "geochat-rooms.g7")
+        let groups =
+            (0...10).map { TopicGenerations.group("geochat-rooms", generation: $0) } + [
+                "geochat-rooms", "geochat-rooms.gx", ".g3", "geochat-messaging.g-1", "geochat.g1.other",
+            ]
+        // As for topics: at the start of generation 10, generation 5 ended 240 s ago.
+        XCTAssertEqual(
+            generations.expiredGroups(groups, atMs: generations.startMs(of: 10)),
+            (0...5).map { "geochat-rooms.g\($0)" })
+        XCTAssertEqual(generations.expiredGroups(groups, atMs: generations.startMs(of: 10) - 1).count, 5)
+    }
+
     func testAPhysicalNameGivesBackItsTopicAndGeneration() {
         XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").topic, Topics.messageEvents)
         XCTAssertEqual(generations.logical("geochat.messages.events.g29000123").generation, 29_000_123)
@@ -85,13 +98,16 @@ final class TopicGenerationTests: XCTestCase {
         // 16 s of records over 8 keys: five switches, and the first generations past
         // their retention while the readers go on.
         let count = 800
+        let groupName = "test-pruned-\(UUID().uuidString.prefix(8))"
         var left: [String] = []
+        var groupsLeft: [String] = []
         let (groupRead, tailRead) = try await readAcrossGenerations(
-            of: topic, generations, count: count, partitions: 2
+            of: topic, generations, count: count, partitions: 2, group: groupName
         ) { provisioner in
             // The keeper deletes once a generation: give it two more.
             try await Task.sleep(for: .milliseconds(2 * generations.periodMs))
             left = try await provisioner.topics(named: topic)
+            groupsLeft = try await provisioner.groups(named: groupName + ".")
         }
         for (name, read) in [("group", groupRead), ("tail", tailRead)] {
             XCTAssertEqual(read.values.count, count, "\(name): every record once")
@@ -104,6 +120,60 @@ final class TopicGenerationTests: XCTestCase {
         XCTAssertTrue(
             generations.expired(left, atMs: wallClockMs() - 2 * generations.periodMs).isEmpty,
             "no generation long past its retention is left: \(left.sorted())")
+        XCTAssertFalse(groupsLeft.isEmpty, "the group of the generation being read is listed")
+        XCTAssertTrue(
+            generations.expiredGroups(groupsLeft, atMs: wallClockMs() - 2 * generations.periodMs).isEmpty,
+            "no group of a generation long past its retention is left: \(groupsLeft.sorted())")
+    }
+
+    /// An expired generation's consumer group is deleted by name before its
+    /// topic: once the topic is gone, Tansu no longer lists the group but
+    /// keeps its state for ever.
+    func testAnExpiredGenerationsGroupIsDeletedWithIt() async throws {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        let topic = "test.groups.\(UUID().uuidString.prefix(8))"
+        let generations = TopicGenerations(periodMs: 5000, retentionMs: 1000, rotates: { $0 == topic })
+        var settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 1, sessionTimeoutMs: 2000)
+        settings.profile = .tansu
+        settings.messageTimeoutMs = 1000
+        settings.generations = generations
+        let producer = try KafkaProducer(settings: settings, logger: logger)
+        defer { producer.close() }
+        let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
+        let spec = [TopicSpec(name: topic, retention: .time(milliseconds: 3_600_000))]
+        // The record is written and read within one generation (no keeper makes the next one).
+        let remaining = generations.startMs(of: generations.generation(atMs: wallClockMs()) + 1) - wallClockMs()
+        if remaining < 3500 { try await Task.sleep(for: .milliseconds(remaining + 50)) }
+        try await provisioner.ensureRetrying(spec)
+        let generation = generations.generation(atMs: wallClockMs())
+        let group = "test-groups-\(UUID().uuidString.prefix(8))"
+        // A member reads a record of this generation and commits it: the broker lists its group.
+        let consumer = try KafkaConsumer(
+            settings: settings, topics: [topic], mode: .group(group), pace: .interactive, logger: logger)
+        try await consumer.start()
+        for _ in 0..<100 where !consumer.holdsPartitions { try await Task.sleep(for: .milliseconds(100)) }
+        try await producer.send(topic: topic, key: "k", value: Array("1".utf8), partition: nil)
+        var records = consumer.records.makeAsyncIterator()
+        guard let record = await records.next() else { return XCTFail("the record was not read") }
+        XCTAssertEqual(record.generation, generation)
+        consumer.markProcessed(record)
+        try await Task.sleep(for: .seconds(1))  // the offset committed (every 500 ms)
+        await consumer.close()
+        let named = TopicGenerations.group(group, generation: generation)
+        let listed = try await provisioner.groups(named: group)
+        XCTAssertEqual(listed, [named])
+
+        // Once the generation is past its retention, a prune deletes the group, then the topic.
+        try await Task.sleep(for: .milliseconds(generations.startMs(of: generation + 1) + 1100 - wallClockMs()))
+        let pruned = await provisioner.pruneGenerations(of: spec, generations)
+        XCTAssertEqual(pruned.groups, [named])
+        XCTAssertTrue(pruned.topics.contains(generations.physical(topic, generation: generation)), "\(pruned)")
+        let groupsLeft = try await provisioner.groups(named: group)
+        XCTAssertEqual(groupsLeft, [])
     }
 
     typealias Read = (values: [Int], generations: Set<Int64>, topics: Set<String>)
@@ -113,6 +183,7 @@ final class TopicGenerationTests: XCTestCase {
     /// `whileReading` runs once both have read them all, with the keeper and the readers still on.
     private func readAcrossGenerations(
         of topic: String, _ generations: TopicGenerations, count: Int, partitions: Int,
+        group groupName: String = "test-rotating-\(UUID().uuidString.prefix(8))",
         whileReading: (TopicProvisioner) async throws -> Void = { _ in }
     ) async throws -> (group: Read, tail: Read) {
         guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
@@ -134,7 +205,7 @@ final class TopicGenerationTests: XCTestCase {
         defer { keeping.cancel() }
 
         let group = try KafkaConsumer(
-            settings: settings, topics: [topic], mode: .group("test-rotating-\(UUID().uuidString.prefix(8))"),
+            settings: settings, topics: [topic], mode: .group(groupName),
             pace: .interactive, logger: logger)
         let tail = try KafkaConsumer(
             settings: settings, topics: [topic], mode: .tail, pace: .interactive, logger: logger)

@@ -54,6 +54,50 @@ enum RDKafkaAdmin {
             })
     }
 
+    /// Deletes the consumer groups (their committed offsets with them); the
+    /// names of those deleted or already gone. A group the broker refuses to
+    /// delete (still has members) is left, not an error: the next prune asks again.
+    static func deleteGroups(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> [String]
+    {
+        var deletions: [OpaquePointer?] = names.map { rd_kafka_DeleteGroup_new($0) }
+        defer { for d in deletions { rd_kafka_DeleteGroup_destroy(d) } }
+        let event = try adminRequest(
+            "delete groups", client: client, operation: RD_KAFKA_ADMIN_OP_DELETEGROUPS, timeoutMs: timeoutMs
+        ) { options, queue in
+            deletions.withUnsafeMutableBufferPointer { buffer in
+                rd_kafka_DeleteGroups(client, buffer.baseAddress, buffer.count, options, queue)
+            }
+        }
+        defer { rd_kafka_event_destroy(event) }
+        var count = 0
+        guard let result = rd_kafka_event_DeleteGroups_result(event),
+            let groups = rd_kafka_DeleteGroups_result_groups(result, &count)
+        else { return [] }
+        return (0..<count).compactMap { i -> String? in
+            guard let group = groups[i] else { return nil }
+            let code = rd_kafka_group_result_error(group).map { rd_kafka_error_code($0) } ?? RD_KAFKA_RESP_ERR_NO_ERROR
+            guard code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND else { return nil }
+            return String(cString: rd_kafka_group_result_name(group))
+        }
+    }
+
+    /// The consumer groups the broker lists now.
+    static func groupNames(client: OpaquePointer, timeoutMs: Int32) throws(KafkaError) -> [String] {
+        let event = try adminRequest(
+            "list groups", client: client, operation: RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, timeoutMs: timeoutMs
+        ) { options, queue in
+            rd_kafka_ListConsumerGroups(client, options, queue)
+        }
+        defer { rd_kafka_event_destroy(event) }
+        var count = 0
+        guard let result = rd_kafka_event_ListConsumerGroups_result(event),
+            let listings = rd_kafka_ListConsumerGroups_result_valid(result, &count)
+        else { return [] }
+        return (0..<count).compactMap { i in
+            listings[i].map { String(cString: rd_kafka_ConsumerGroupListing_group_id($0)) }
+        }
+    }
+
     /// One admin request about topics: submitted on a queue of its own, its
     /// answer awaited, each topic's result checked (`done`: an error that
     /// means the work is done already, as "already exists" for a create).
@@ -63,6 +107,24 @@ enum RDKafkaAdmin {
         submit: (_ options: OpaquePointer?, _ queue: OpaquePointer) -> Void,
         results: (_ event: OpaquePointer, _ count: inout Int) -> UnsafeMutablePointer<OpaquePointer?>?
     ) throws(KafkaError) {
+        let event = try adminRequest(what, client: client, operation: operation, timeoutMs: timeoutMs, submit: submit)
+        defer { rd_kafka_event_destroy(event) }
+        var count = 0
+        guard let topics = results(event, &count) else { return }
+        for i in 0..<count {
+            let err = rd_kafka_topic_result_error(topics[i])
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != done {
+                throw KafkaError.admin("\(String(cString: rd_kafka_topic_result_name(topics[i]))): \(err.message)")
+            }
+        }
+    }
+
+    /// One admin request, submitted on a queue of its own: its answer (to be
+    /// destroyed by the caller), or the request's error.
+    private static func adminRequest(
+        _ what: String, client: OpaquePointer, operation: rd_kafka_admin_op_t, timeoutMs: Int32,
+        submit: (_ options: OpaquePointer?, _ queue: OpaquePointer) -> Void
+    ) throws(KafkaError) -> OpaquePointer {
         var errstr = [CChar](repeating: 0, count: 512)
         let queue = rd_kafka_queue_new(client)!
         defer { rd_kafka_queue_destroy(queue) }
@@ -74,17 +136,12 @@ enum RDKafkaAdmin {
         guard let event = rd_kafka_queue_poll(queue, timeoutMs + 1000) else {
             throw KafkaError.admin("\(what): no answer within \(timeoutMs) ms")
         }
-        defer { rd_kafka_event_destroy(event) }
         let eventError = rd_kafka_event_error(event)
-        if eventError != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.admin("\(what): \(eventError.message)") }
-        var count = 0
-        guard let topics = results(event, &count) else { return }
-        for i in 0..<count {
-            let err = rd_kafka_topic_result_error(topics[i])
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != done {
-                throw KafkaError.admin("\(String(cString: rd_kafka_topic_result_name(topics[i]))): \(err.message)")
-            }
+        if eventError != RD_KAFKA_RESP_ERR_NO_ERROR {
+            rd_kafka_event_destroy(event)
+            throw KafkaError.admin("\(what): \(eventError.message)")
         }
+        return event
     }
 
     /// The number of partitions a topic has now, from the broker's metadata.

@@ -216,11 +216,21 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         }
     }
 
-    /// Creates the topics that do not exist yet ("already exists" is success).
+    /// Deletes the topics (one already gone counts as deleted).
     func deleteTopics(_ names: [String], timeoutMs: Int32) throws(KafkaError) {
         try RDKafkaAdmin.deleteTopics(client: handle, names, timeoutMs: timeoutMs)
     }
 
+    /// Deletes the consumer groups; the names deleted (or already gone).
+    func deleteGroups(_ names: [String], timeoutMs: Int32) throws(KafkaError) -> [String] {
+        try RDKafkaAdmin.deleteGroups(client: handle, names, timeoutMs: timeoutMs)
+    }
+
+    func groupNames(timeoutMs: Int32) throws(KafkaError) -> [String] {
+        try RDKafkaAdmin.groupNames(client: handle, timeoutMs: timeoutMs)
+    }
+
+    /// Creates the topics that do not exist yet ("already exists" is success).
     func createTopics(
         _ topics: [(name: String, partitions: Int, config: [String: String])], replicationFactor: Int, timeoutMs: Int32
     ) throws(KafkaError) {
