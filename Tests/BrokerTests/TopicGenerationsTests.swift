@@ -130,17 +130,9 @@ final class TopicGenerationTests: XCTestCase {
     /// topic: once the topic is gone, Tansu no longer lists the group but
     /// keeps its state for ever.
     func testAnExpiredGenerationsGroupIsDeletedWithIt() async throws {
-        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
-            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
-        }
         let topic = "test.groups.\(UUID().uuidString.prefix(8))"
         let generations = TopicGenerations(periodMs: 5000, retentionMs: 1000, rotates: { $0 == topic })
-        var settings = KafkaSettings(
-            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: 1, sessionTimeoutMs: 2000)
-        settings.profile = .tansu
-        settings.messageTimeoutMs = 1000
-        settings.generations = generations
+        let settings = try Self.settings(generations, partitions: 1)
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
@@ -186,16 +178,7 @@ final class TopicGenerationTests: XCTestCase {
         group groupName: String = "test-rotating-\(UUID().uuidString.prefix(8))",
         whileReading: (TopicProvisioner) async throws -> Void = { _ in }
     ) async throws -> (group: Read, tail: Read) {
-        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
-            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
-        }
-        var settings = KafkaSettings(
-            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: partitions,
-            sessionTimeoutMs: 2000)
-        settings.profile = .tansu
-        settings.messageTimeoutMs = 1000
-        settings.generations = generations
+        let settings = try Self.settings(generations, partitions: partitions)
         let producer = try KafkaProducer(settings: settings, logger: logger)
         defer { producer.close() }
         let provisioner = TopicProvisioner(producer: producer, settings: settings, logger: logger)
@@ -237,6 +220,21 @@ final class TopicGenerationTests: XCTestCase {
         await group.close()
         await tail.close()
         return (groupRead, tailRead)
+    }
+
+    /// The test broker's settings with `generations`, as the `tansu` profile has them (skips without a broker).
+    private static func settings(_ generations: TopicGenerations, partitions: Int) throws -> KafkaSettings {
+        guard let brokers = ProcessInfo.processInfo.environment["GEOCHAT_TEST_KAFKA_BROKERS"] else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("GEOCHAT_TEST_KAFKA_BROKERS is not set") }
+            throw XCTSkip("GEOCHAT_TEST_KAFKA_BROKERS is not set")
+        }
+        var settings = KafkaSettings(
+            brokers: brokers, clientID: "test-\(UUID().uuidString.prefix(8))", partitions: partitions,
+            sessionTimeoutMs: 2000)
+        settings.profile = .tansu
+        settings.messageTimeoutMs = 1000
+        settings.generations = generations
+        return settings
     }
 
     private static func read(_ count: Int, from consumer: KafkaConsumer, marking: Bool) async -> Read {
