@@ -152,6 +152,11 @@ public final class KafkaConsumer: Sendable {
     /// Whether its topics rotate (`followGenerations` has work).
     public var rotates: Bool { generations != nil }
 
+    /// The group this member reads rotating topics under (one group a generation), if it does.
+    public var rotatingGroup: String? {
+        if case .group(let group) = mode, rotates { group } else { nil }
+    }
+
     /// *tansu*: moves from each generation of the topics to the next as the
     /// clock passes their switch (see the type's comment). Runs until
     /// cancelled; returns at once when the topics do not rotate.

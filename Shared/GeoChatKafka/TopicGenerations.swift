@@ -87,6 +87,21 @@ public struct TopicGenerations: Sendable {
         }
     }
 
+    /// The newest generation past its retention at `ms` (`expired`'s rule).
+    public func newestExpired(atMs ms: Int64) -> Int64 { generation(atMs: ms - retentionMs) - 1 }
+
+    /// The groups of `groups` (the names a process reads under) for the
+    /// generations that expired after `after` through `newestExpired` (nil:
+    /// the last `window` of them). Tansu lists only groups that committed
+    /// an offset, so a group that never got a record (an idle generation)
+    /// can only be deleted by its name.
+    public func expiredGroups(of groups: [String], after: Int64?, atMs ms: Int64, window: Int64 = 8) -> [String] {
+        let newest = newestExpired(atMs: ms)
+        let first = max(after.map { $0 + 1 } ?? newest - window + 1, newest - window + 1, 0)
+        guard first <= newest else { return [] }
+        return (first...newest).flatMap { generation in groups.map { Self.group($0, generation: generation) } }
+    }
+
     static let marker = ".g"
 }
 

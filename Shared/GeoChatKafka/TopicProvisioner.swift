@@ -104,16 +104,22 @@ public struct TopicProvisioner: Sendable {
     /// and producers do not auto-create (they would pick the broker's
     /// partition count, not ours). With any other profile it returns at once:
     /// a Kafka cluster keeps its topics.
-    public func keep(_ topics: [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)) async {
-        await keep({ topics }, mode: mode, every: interval)
+    /// `groups`: the consumer groups this process reads rotating topics under,
+    /// whose old generations' groups it deletes (`pruneGenerations`).
+    public func keep(
+        _ topics: [TopicSpec], groups: [String] = [], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)
+    ) async {
+        await keep({ topics }, groups: groups, mode: mode, every: interval)
     }
 
     /// The same for topics that change while it runs (a requester's current reply topic).
     public func keep(
-        _ topics: @escaping @Sendable () -> [TopicSpec], mode: TopicsMode? = nil, every interval: Duration = .seconds(5)
+        _ topics: @escaping @Sendable () -> [TopicSpec], groups: [String] = [], mode: TopicsMode? = nil,
+        every interval: Duration = .seconds(5)
     ) async {
         guard settings.profile.recreatesLostTopics else { return }
         var pruneAtMs: Int64 = 0
+        var groupsPrunedThrough: Int64?
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             let now = topics()
@@ -127,24 +133,27 @@ public struct TopicProvisioner: Sendable {
                 // half, so the instances do not all ask at once; the first to ask deletes.
                 let next = generations.startMs(of: generations.generation(atMs: wallClockMs()) + 1)
                 pruneAtMs = next + Int64.random(in: 0..<max(1, generations.periodMs / 2))
-                await pruneGenerations(of: now, generations)
+                await pruneGenerations(of: now, generations, groups: groups, after: groupsPrunedThrough)
+                groupsPrunedThrough = generations.newestExpired(atMs: wallClockMs())
             }
         }
     }
 
     /// *tansu*: deletes the generations of `topics` no reader can still hold
-    /// (`TopicGenerations.expired`), and their consumer groups
-    /// (`expiredGroups`), so the broker's memory stays bounded. The groups go
-    /// first: deleting a topic drops the groups' offsets of it, after which
-    /// Tansu no longer lists the group, but keeps its state for ever.
-    /// What it deleted (also counted and logged).
+    /// (`TopicGenerations.expired`), and their consumer groups, so the
+    /// broker's memory stays bounded: those it lists (`expiredGroups`), and
+    /// those of `groups` (this process's) for the generations expired after
+    /// `after` by name, since Tansu lists only a group that committed an
+    /// offset. The groups go first: deleting a topic drops the groups' offsets
+    /// of it, after which Tansu no longer lists the group, but keeps its state
+    /// for ever. What it deleted (also counted and logged).
     @discardableResult
     func pruneGenerations(
-        of topics: [TopicSpec], _ generations: TopicGenerations
+        of topics: [TopicSpec], _ generations: TopicGenerations, groups: [String] = [], after: Int64? = nil
     ) async -> (topics: [String], groups: [String]) {
         let rotating = Set(topics.map(\.name).filter(generations.rotates))
         guard !rotating.isEmpty else { return ([], []) }
-        let groups = await pruneGroups(generations)
+        let groups = await pruneGroups(generations, named: groups, after: after)
         do {
             let deleted = try await offloaded { [producer] in
                 try producer.administer { client -> [String] in
@@ -168,11 +177,14 @@ public struct TopicProvisioner: Sendable {
     }
 
     /// The consumer groups of expired generations, deleted; their names.
-    private func pruneGroups(_ generations: TopicGenerations) async -> [String] {
+    private func pruneGroups(_ generations: TopicGenerations, named groups: [String], after: Int64?) async -> [String] {
         do {
             let deleted = try await offloaded { [producer] in
                 try producer.administer { client -> [String] in
-                    let expired = generations.expiredGroups(try client.groupNames(timeoutMs: 5000), atMs: wallClockMs())
+                    let now = wallClockMs()
+                    let listed = generations.expiredGroups(try client.groupNames(timeoutMs: 5000), atMs: now)
+                    let named = generations.expiredGroups(of: groups, after: after, atMs: now)
+                    let expired = Array(Set(listed + named)).sorted()
                     return expired.isEmpty ? [] : try client.deleteGroups(expired, timeoutMs: 5000)
                 }
             }

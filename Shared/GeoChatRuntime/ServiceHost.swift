@@ -172,7 +172,8 @@ public struct ServiceHost: Sendable {
     private func runComponents() async {
         var all = components
         if environment.kafka.profile.recreatesLostTopics {
-            all.append(HostedComponent(name: "topics") { await topics.keep(TopicSpecs.shared) })
+            let groups = consumers.compactMap(\.rotatingGroup)
+            all.append(HostedComponent(name: "topics") { await topics.keep(TopicSpecs.shared, groups: groups) })
         }
         if let bus { all.append(HostedComponent(name: "command bus") { try await bus.run() }) }
         await withTaskGroup(of: Void.self) { group in

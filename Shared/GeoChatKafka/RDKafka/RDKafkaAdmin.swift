@@ -55,8 +55,9 @@ enum RDKafkaAdmin {
     }
 
     /// Deletes the consumer groups (their committed offsets with them); the
-    /// names of those deleted or already gone. A group the broker refuses to
-    /// delete (still has members) is left, not an error: the next prune asks again.
+    /// names the broker deleted. One already gone, or one the broker refuses
+    /// to delete (still has members), is left out, not an error: the next
+    /// prune asks again.
     static func deleteGroups(client: OpaquePointer, _ names: [String], timeoutMs: Int32) throws(KafkaError) -> [String]
     {
         var deletions: [OpaquePointer?] = names.map { rd_kafka_DeleteGroup_new($0) }
@@ -76,7 +77,7 @@ enum RDKafkaAdmin {
         return (0..<count).compactMap { i -> String? in
             guard let group = groups[i] else { return nil }
             let code = rd_kafka_group_result_error(group).map { rd_kafka_error_code($0) } ?? RD_KAFKA_RESP_ERR_NO_ERROR
-            guard code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND else { return nil }
+            guard code == RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
             return String(cString: rd_kafka_group_result_name(group))
         }
     }

@@ -221,7 +221,7 @@ final class RDKafkaProducerHandle: @unchecked Sendable {
         try RDKafkaAdmin.deleteTopics(client: handle, names, timeoutMs: timeoutMs)
     }
 
-    /// Deletes the consumer groups; the names deleted (or already gone).
+    /// Deletes the consumer groups; the names the broker deleted.
     func deleteGroups(_ names: [String], timeoutMs: Int32) throws(KafkaError) -> [String] {
         try RDKafkaAdmin.deleteGroups(client: handle, names, timeoutMs: timeoutMs)
     }
