@@ -54,20 +54,27 @@ public struct TopicGenerations: Sendable {
 
     /// The logical topic and generation of a physical name (nil generation: it does not rotate).
     public func logical(_ physical: String) -> (topic: String, generation: Int64?) {
-        guard let range = physical.range(of: Self.marker, options: .backwards),
-            let generation = Int64(physical[range.upperBound...]), generation >= 0
-        else { return (physical, nil) }
-        let topic = String(physical[..<range.lowerBound])
+        guard let (topic, generation) = Self.split(physical) else { return (physical, nil) }
         return rotates(topic) ? (topic, generation) : (physical, nil)
+    }
+
+    /// A name and its generation suffix (`<name>.g<n>`), nil without one.
+    private static func split(_ name: String) -> (String, Int64)? {
+        guard let range = name.range(of: marker, options: .backwards),
+            let generation = Int64(name[range.upperBound...]), generation >= 0
+        else { return nil }
+        return (String(name[..<range.lowerBound]), generation)
+    }
+
+    /// Whether `generation` ended at least `retentionMs` before `ms`: no reader holds it any more.
+    public func hasExpired(_ generation: Int64, atMs ms: Int64) -> Bool {
+        startMs(of: generation + 1) <= ms - retentionMs
     }
 
     /// Those of `names` that are generations of a rotating topic ended at least
     /// `retentionMs` before `ms`: no reader holds them any more, and they can be deleted.
     public func expired(_ names: [String], atMs ms: Int64) -> [String] {
-        names.filter { name in
-            guard let generation = logical(name).generation else { return false }
-            return startMs(of: generation + 1) <= ms - retentionMs
-        }
+        names.filter { name in logical(name).generation.map { hasExpired($0, atMs: ms) } ?? false }
     }
 
     /// The consumer group a group reads `generation` under: each generation
@@ -80,23 +87,21 @@ public struct TopicGenerations: Sendable {
     /// otherwise hold one more per group each period.
     public func expiredGroups(_ groups: [String], atMs ms: Int64) -> [String] {
         groups.filter { name in
-            guard let range = name.range(of: Self.marker, options: .backwards), range.lowerBound > name.startIndex,
-                let generation = Int64(name[range.upperBound...]), generation >= 0
-            else { return false }
-            return startMs(of: generation + 1) <= ms - retentionMs
+            guard let (group, generation) = Self.split(name), !group.isEmpty else { return false }
+            return hasExpired(generation, atMs: ms)
         }
     }
 
-    /// The newest generation past its retention at `ms` (`expired`'s rule).
+    /// The newest generation past its retention at `ms` (`hasExpired`).
     public func newestExpired(atMs ms: Int64) -> Int64 { generation(atMs: ms - retentionMs) - 1 }
 
     /// The groups of `groups` (the names a process reads under) for the
-    /// generations that expired after `after` through `newestExpired` (nil:
-    /// the last `window` of them). Tansu lists only groups that committed
-    /// an offset, so a group that never got a record (an idle generation)
-    /// can only be deleted by its name.
-    public func expiredGroups(of groups: [String], after: Int64?, atMs ms: Int64, window: Int64 = 8) -> [String] {
-        let newest = newestExpired(atMs: ms)
+    /// generations after `after` through `newest` (nil: the last `window` of
+    /// them). Tansu lists only groups that committed an offset, so a group
+    /// that never got a record (an idle generation) can only be deleted by
+    /// its name.
+    public func expiredGroups(of groups: [String], after: Int64?, through newest: Int64, window: Int64 = 8) -> [String]
+    {
         let first = max(after.map { $0 + 1 } ?? newest - window + 1, newest - window + 1, 0)
         guard first <= newest else { return [] }
         return (first...newest).flatMap { generation in groups.map { Self.group($0, generation: generation) } }

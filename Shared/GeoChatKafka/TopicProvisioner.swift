@@ -133,8 +133,11 @@ public struct TopicProvisioner: Sendable {
                 // half, so the instances do not all ask at once; the first to ask deletes.
                 let next = generations.startMs(of: generations.generation(atMs: wallClockMs()) + 1)
                 pruneAtMs = next + Int64.random(in: 0..<max(1, generations.periodMs / 2))
-                await pruneGenerations(of: now, generations, groups: groups, after: groupsPrunedThrough)
-                groupsPrunedThrough = generations.newestExpired(atMs: wallClockMs())
+                let through = generations.newestExpired(atMs: wallClockMs())
+                let pruned = await pruneGenerations(
+                    of: now, generations, groups: groups, after: groupsPrunedThrough, through: through)
+                // A failed prune names the same generations again next time.
+                if pruned.groups != nil { groupsPrunedThrough = through }
             }
         }
     }
@@ -142,18 +145,20 @@ public struct TopicProvisioner: Sendable {
     /// *tansu*: deletes the generations of `topics` no reader can still hold
     /// (`TopicGenerations.expired`), and their consumer groups, so the
     /// broker's memory stays bounded: those it lists (`expiredGroups`), and
-    /// those of `groups` (this process's) for the generations expired after
-    /// `after` by name, since Tansu lists only a group that committed an
-    /// offset. The groups go first: deleting a topic drops the groups' offsets
-    /// of it, after which Tansu no longer lists the group, but keeps its state
-    /// for ever. What it deleted (also counted and logged).
+    /// those of `groups` (this process's) for the generations after `after`
+    /// through `through` (an expired one, `newestExpired`) by name, since
+    /// Tansu lists only a group that committed an offset. The groups go
+    /// first: deleting a topic drops the groups' offsets of it, after which
+    /// Tansu no longer lists the group, but keeps its state for ever. What it
+    /// deleted (also counted and logged); nil groups: the groups' prune failed.
     @discardableResult
     func pruneGenerations(
-        of topics: [TopicSpec], _ generations: TopicGenerations, groups: [String] = [], after: Int64? = nil
-    ) async -> (topics: [String], groups: [String]) {
+        of topics: [TopicSpec], _ generations: TopicGenerations, groups: [String] = [], after: Int64? = nil,
+        through: Int64
+    ) async -> (topics: [String], groups: [String]?) {
         let rotating = Set(topics.map(\.name).filter(generations.rotates))
         guard !rotating.isEmpty else { return ([], []) }
-        let groups = await pruneGroups(generations, named: groups, after: after)
+        let groups = await pruneGroups(generations, named: groups, after: after, through: through)
         do {
             let deleted = try await offloaded { [producer] in
                 try producer.administer { client -> [String] in
@@ -176,14 +181,15 @@ public struct TopicProvisioner: Sendable {
         }
     }
 
-    /// The consumer groups of expired generations, deleted; their names.
-    private func pruneGroups(_ generations: TopicGenerations, named groups: [String], after: Int64?) async -> [String] {
+    /// The consumer groups of expired generations, deleted; their names (nil: the broker did not answer).
+    private func pruneGroups(
+        _ generations: TopicGenerations, named groups: [String], after: Int64?, through: Int64
+    ) async -> [String]? {
         do {
             let deleted = try await offloaded { [producer] in
                 try producer.administer { client -> [String] in
-                    let now = wallClockMs()
-                    let listed = generations.expiredGroups(try client.groupNames(timeoutMs: 5000), atMs: now)
-                    let named = generations.expiredGroups(of: groups, after: after, atMs: now)
+                    let listed = generations.expiredGroups(try client.groupNames(timeoutMs: 5000), atMs: wallClockMs())
+                    let named = generations.expiredGroups(of: groups, after: after, through: through)
                     let expired = Array(Set(listed + named)).sorted()
                     return expired.isEmpty ? [] : try client.deleteGroups(expired, timeoutMs: 5000)
                 }
@@ -195,7 +201,7 @@ public struct TopicProvisioner: Sendable {
             return deleted
         } catch {
             logger.debug("old generations' consumer groups not deleted", metadata: ["error": "\(error)"])
-            return []
+            return nil
         }
     }
 

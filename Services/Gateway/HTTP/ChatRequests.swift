@@ -50,13 +50,8 @@ struct ChatRequests: Sendable {
     }
 
     /// The request's client: its address's buckets (writes and costly reads) and waiting places.
-    /// It captures only what the address is read from (the peer and the
-    /// headers), not the request and its context: every poll makes one.
     func client(_ request: Request, _ context: GatewayRequestContext) -> ChatClient {
-        let addresses = clientAddresses
-        let peer = context.remoteAddress
-        let headers = request.headers
-        return ChatClient(limiter: limiter, address: { addresses.key(peer: peer?.ipAddress, headers: headers) })
+        ChatClient(limiter: limiter, address: context.clientAddressReader(request, clientAddresses))
     }
 
     /// The sequence's end, for a path that cannot await (a push stream opened at

@@ -20,6 +20,14 @@ struct GatewayRequestContext: RequestContext {
     /// The client's address as the limits see it (`ClientAddresses`: the peer,
     /// or the forwarded client behind a trusted proxy; IPv6 by /64).
     func clientAddress(_ request: Request, _ addresses: ClientAddresses) -> String {
-        addresses.key(peer: remoteAddress?.ipAddress, headers: request.headers)
+        clientAddressReader(request, addresses)()
+    }
+
+    /// The same, worked out when called: it holds only the peer and the
+    /// headers, not the request and its context (every poll makes one).
+    func clientAddressReader(_ request: Request, _ addresses: ClientAddresses) -> @Sendable () -> String {
+        let peer = remoteAddress
+        let headers = request.headers
+        return { addresses.key(peer: peer?.ipAddress, headers: headers) }
     }
 }
