@@ -164,14 +164,16 @@ def fresh_broker(stack, timeout=120):
     raise RuntimeError(f"the stack did not answer within {timeout}s of a broker restart")
 
 
-def alternate_with_hello(hello_url, gateway, paths, args, kind, label):
+def alternate_with_hello(hello_url, gateway, paths, args, kind, label, connections=None):
     """`args.rounds` rounds of wrk against hello world (the same query strings on
-    `/hello`) and against the gateway, alternating: {"hello": [...], kind: [...]}."""
+    `/hello`) and against the gateway, alternating: {"hello": [...], kind: [...]}.
+    `connections` overrides `args.connections` where a target names its own."""
     hellos = [p.replace("/chat.php", "/hello") for p in paths]
+    connections = connections or args.connections
     rounds = {"hello": [], kind: []}
     for _ in range(args.rounds):
-        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, args.connections))
-        rounds[kind].append(wrk(gateway, paths, args.seconds, args.connections))
+        rounds["hello"].append(wrk(hello_url, hellos, args.seconds, connections))
+        rounds[kind].append(wrk(gateway, paths, args.seconds, connections))
         log(f"{label}: hello {rounds['hello'][-1]['rps']:.0f}/s, {kind} {rounds[kind][-1]['rps']:.0f}/s")
     return rounds
 
