@@ -56,7 +56,7 @@ final class LegacyRoutes: Sendable {
     ) async -> Response {
         await requests.serve(
             request, context, unread: RequestMetrics.unparsed, answer: XMLResponse.ok, refusal: XMLResponse.error
-        ) { () async throws(ProtocolError) -> ChatRequests.Call<String> in
+        ) { () async throws(ProtocolError) -> ChatRequests.Call<ByteBuffer> in
             let query = request.uri.query ?? ""
             guard query.utf8.count <= Limits.maxQueryBytes else {
                 throw ProtocolError(.tooLarge, "the query string is over \(Limits.maxQueryBytes) bytes")

@@ -14,8 +14,8 @@ enum XMLResponse {
     /// Made once: a field checks its value when it is made.
     static let okHeaders: HTTPFields = [.contentType: LegacyXML.contentType]
 
-    static func ok(_ xml: String) -> Response {
-        Response(status: .ok, headers: okHeaders, body: .init(byteBuffer: ByteBuffer(string: xml)))
+    static func ok(_ xml: ByteBuffer) -> Response {
+        Response(status: .ok, headers: okHeaders, body: .init(byteBuffer: xml))
     }
 
     static func error(_ error: ProtocolError) -> Response {

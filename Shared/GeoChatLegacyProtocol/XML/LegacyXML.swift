@@ -24,9 +24,15 @@ public enum LegacyXML {
         declaration + roomElement(room) + "\n"
     }
 
-    /// Written as bytes into one buffer: an answer holds up to 500 rooms, and a
-    /// string per piece was most of the cost of a `chats` (docs/benchmarks.md).
     public static func rooms(_ rooms: [RoomInfo]) -> String {
+        String(decoding: roomsUTF8(rooms), as: UTF8.self)
+    }
+
+    /// `rooms` as the bytes of the answer's body. Written as bytes into one
+    /// buffer, and never made a `String` (which checks every byte again): an
+    /// answer holds up to 500 rooms, and a string per piece, then the check, were
+    /// most of the cost of a `chats` (docs/benchmarks.md).
+    public static func roomsUTF8(_ rooms: [RoomInfo]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + rooms.count * 160)
         out.append(contentsOf: declaration.utf8)
@@ -36,7 +42,7 @@ public enum LegacyXML {
             out.append(UInt8(ascii: "\n"))
         }
         out.append(contentsOf: "</chats>\n".utf8)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     static func roomElement(_ room: RoomInfo) -> String {
@@ -49,9 +55,9 @@ public enum LegacyXML {
         out.append(contentsOf: "<chat><id>".utf8)
         appendDecimal(room.id.rawValue, to: &out)
         out.append(contentsOf: "</id><longitude>".utf8)
-        out.append(contentsOf: PlainDecimal.format(room.position.x).utf8)
+        PlainDecimal.append(room.position.x, to: &out)
         out.append(contentsOf: "</longitude><latitude>".utf8)
-        out.append(contentsOf: PlainDecimal.format(room.position.y).utf8)
+        PlainDecimal.append(room.position.y, to: &out)
         out.append(contentsOf: "</latitude><z>".utf8)
         appendDecimal(Int64(room.zoom.value), to: &out)
         out.append(contentsOf: "</z><topic>".utf8)

@@ -4,23 +4,29 @@ import GeoChatDomain
 /// to the same Double (`0.8`, `0.0000001`, `0`, `1`), never with an exponent.
 public enum PlainDecimal {
     public static func format(_ value: Double) -> String {
-        if value == 0 { return "0" }  // also -0
+        var out: [UInt8] = []
+        append(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `format(value)`'s bytes, appended with no `String` of their own: a
+    /// `chats` answer writes a thousand coordinates.
+    public static func append(_ value: Double, to out: inout [UInt8]) {
+        if value == 0 {  // also -0
+            out.append(UInt8(ascii: "0"))
+            return
+        }
         var text = value.description  // Swift prints the shortest round-tripping digits
-        // Bytes, not Characters: a `chats` answer formats a thousand coordinates.
-        var exponent: Int?
-        var last: UInt8 = 0
-        var beforeLast: UInt8 = 0
-        text.withUTF8 { bytes in
-            exponent = bytes.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
-            if bytes.count >= 2 { (beforeLast, last) = (bytes[bytes.count - 2], bytes[bytes.count - 1]) }
+        let plain = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else { return false }
+            let end = bytes.count
+            let wholeNumber = end >= 2 && bytes[end - 2] == UInt8(ascii: ".") && bytes[end - 1] == UInt8(ascii: "0")
+            out.append(contentsOf: bytes[..<(wholeNumber ? end - 2 : end)])
+            return true
         }
-        if let exponent {
-            let utf8 = text.utf8
-            let e = utf8.index(utf8.startIndex, offsetBy: exponent)
-            return expand(mantissa: String(text[..<e]), exponent: Int(text[text.index(after: e)...])!)
-        }
-        if beforeLast == UInt8(ascii: "."), last == UInt8(ascii: "0") { text.removeLast(2) }
-        return text
+        guard !plain else { return }
+        let e = text.firstIndex { $0 == "e" || $0 == "E" }!
+        out.append(contentsOf: expand(mantissa: String(text[..<e]), exponent: Int(text[text.index(after: e)...])!).utf8)
     }
 
     /// "1.25", -7  ->  "0.000000125";  "1.5", 20 -> "150000000000000000000".

@@ -214,9 +214,10 @@ package struct RoomIndex {
             let level = levels[z]
             level.forEachCell(in: query.box) { cell, whole in sources.add(level.entries, cell, whole: whole) }
         }
+        // Slots sorted before they become `RoomInfo`s: four bytes moved, not a room and its topic.
         return sources.takeMostRecent(query.cap)
+            .sorted { records[Int($0)].id < records[Int($1)].id }
             .map(info)
-            .sorted { $0.id < $1.id }
     }
 
     /// How many cells `rooms(in:)` looks at for this query: its cost, whatever

@@ -1,6 +1,5 @@
 import GeoChatDomain
 import Logging
-import Synchronization
 
 /// The gateway's region index of every live room: loaded at start from the rooms
 /// service page by page (a snapshot, bounded by the rooms alive, not by their
@@ -22,14 +21,15 @@ package final class RoomMap: Sendable {
         var changedWhileLoading: [RoomID: RoomInfo] = [:]
     }
 
-    private let state = Mutex(State())
+    /// Region queries on every event loop read side by side; events write.
+    private let state = ReadWriteLocked(State())
     package static let pageSize = ListRoomsPage.maxLimit
 
     package init() {}
 
-    package var isLoaded: Bool { state.withLock { $0.loaded } }
-    package var count: Int { state.withLock { $0.index.count } }
-    package var tally: RoomTally { state.withLock { $0.index.tally } }
+    package var isLoaded: Bool { state.read { $0.loaded } }
+    package var count: Int { state.read { $0.index.count } }
+    package var tally: RoomTally { state.read { $0.index.tally } }
 
     /// How long before a snapshot began its catch-up looks for changes: an
     /// event still on its way to this gateway then (Kafka away for a while),
@@ -38,36 +38,36 @@ package final class RoomMap: Sendable {
 
     /// The answer to a region query; nil until loaded (the caller asks the rooms service then).
     package func rooms(in query: RegionQuery) -> [RoomInfo]? {
-        state.withLock { $0.loaded ? $0.index.rooms(in: query) : nil }
+        state.read { $0.loaded ? $0.index.rooms(in: query) : nil }
     }
 
     /// The rooms nearest a point (`RoomIndex.nearest`); nil until loaded.
     package func nearest(_ query: NearbyQuery) -> [NearbyRoom]? {
-        state.withLock { $0.loaded ? $0.index.nearest(query) : nil }
+        state.read { $0.loaded ? $0.index.nearest(query) : nil }
     }
 
     /// The cells a nearby query would look at (0 before the index is loaded).
     package func cellsLookedAt(by query: NearbyQuery) -> Int {
-        state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
+        state.read { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
     }
 
     /// A live room as the index holds it; nil when it does not (or is not loaded).
     package func room(_ id: RoomID) -> RoomInfo? {
-        state.withLock { $0.index.room(id) }
+        state.read { $0.index.room(id) }
     }
 
     /// Whether the index holds the room; nil before it is loaded.
     package func knows(_ room: RoomID) -> Bool? {
-        state.withLock { $0.loaded ? $0.index.contains(room) : nil }
+        state.read { $0.loaded ? $0.index.contains(room) : nil }
     }
 
     /// The cells answering `query` would look at (0 before the index is loaded).
     package func cellsLookedAt(by query: RegionQuery) -> Int {
-        state.withLock { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
+        state.read { $0.loaded ? $0.index.cellsLookedAt(by: query) : 0 }
     }
 
     package func created(_ room: RoomInfo, atMs: Int64) {
-        state.withLock { state in
+        state.write { state in
             guard !state.removedWhileLoading.contains(room.id) else { return }
             state.index.upsert(room, visitedAtMs: atMs)
         }
@@ -75,7 +75,7 @@ package final class RoomMap: Sendable {
 
     /// An operator changed the room's topic, place or zoom level.
     package func changed(_ room: RoomInfo) {
-        state.withLock { state in
+        state.write { state in
             if !state.loaded { state.changedWhileLoading[room.id] = room }
             state.index.replace(room)
         }
@@ -83,7 +83,7 @@ package final class RoomMap: Sendable {
 
     /// A join or a message: the room was visited.
     package func visited(_ room: RoomID, atMs: Int64) {
-        state.withLock { state in
+        state.write { state in
             if !state.loaded && !state.index.contains(room) {
                 state.visitsWhileLoading[room] = max(state.visitsWhileLoading[room] ?? 0, atMs)
             } else {
@@ -93,7 +93,7 @@ package final class RoomMap: Sendable {
     }
 
     package func removed(_ rooms: [RoomID]) {
-        state.withLock { state in
+        state.write { state in
             state.index.remove(contentsOf: rooms)
             if !state.loaded { state.removedWhileLoading.formUnion(rooms) }
         }
@@ -101,7 +101,7 @@ package final class RoomMap: Sendable {
 
     /// One page of the start-up load (merged into the index in one pass).
     package func load(_ page: [IndexedRoom]) {
-        state.withLock { state in
+        state.write { state in
             var rooms: [IndexedRoom] = []
             rooms.reserveCapacity(page.count)
             for var entry in page where !state.removedWhileLoading.contains(entry.room.id) {
@@ -115,10 +115,11 @@ package final class RoomMap: Sendable {
     }
 
     /// Writes the loaded index, `chunkSlots` slots at a time under the lock,
-    /// so a query waits for one chunk at most; nil when not loaded. The
-    /// chunks are not one instant: a room made or visited meanwhile may be
-    /// missed, and it lies inside the catch-up window of `takenAtMs`; a room
-    /// removed meanwhile may be written, and its removal is in that window too.
+    /// so an event waits for one chunk at most (queries read beside it); nil
+    /// when not loaded. The chunks are not one instant: a room made or visited
+    /// meanwhile may be missed, and it lies inside the catch-up window of
+    /// `takenAtMs`; a room removed meanwhile may be written, and its removal is
+    /// in that window too.
     package func writeSnapshot(
         takenAtMs: Int64, chunkSlots: Int = 16_384, _ emit: ([UInt8]) throws -> Void
     ) rethrows -> Int? {
@@ -126,7 +127,7 @@ package final class RoomMap: Sendable {
         var writer = RoomSnapshot.Writer(takenAtMs: takenAtMs)
         var slot = 0
         while true {
-            let more = state.withLock { state in
+            let more = state.read { state in
                 state.index.forEachRoom(inSlots: slot..<slot + chunkSlots) { writer.append($0, topic: $1) }
                 return slot + chunkSlots < state.index.slotCapacity
             }
@@ -141,11 +142,11 @@ package final class RoomMap: Sendable {
     /// Drops what a snapshot loaded, keeping what events said while loading
     /// (removals, visits): the full load comes next.
     private func discardLoaded() {
-        state.withLock { $0.index = RoomIndex() }
+        state.write { $0.index = RoomIndex() }
     }
 
     package func finishLoading() {
-        state.withLock { state in
+        state.write { state in
             state.loaded = true
             state.removedWhileLoading = []
             state.visitsWhileLoading = [:]
