@@ -29,8 +29,13 @@ struct LegacyHandler: Sendable {
         case .start(let nick):
             return body(LegacyXML.sessionID(try await actions.start(nick: nick, client: client).id))
         case .chats(let query):
-            // The largest answer the contract has: its bytes, never a `String`.
-            return ByteBuffer(bytes: LegacyXML.roomsUTF8(try await actions.rooms(in: query, client: client)))
+            // The largest answer the contract has: written from the index's own bytes, never a `String`.
+            let document = try await actions.withRooms(in: query, client: client) { rooms in
+                var document = LegacyXML.RoomsDocument(rooms: rooms.count)
+                rooms.forEachRoom { document.append(id: $0, position: $1, zoom: $2, topicUTF8: $3) }
+                return document.finish()
+            }
+            return ByteBuffer(bytes: document)
         case .create(let session, let position, let zoom, let topic):
             return body(
                 LegacyXML.room(

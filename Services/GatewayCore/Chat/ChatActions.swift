@@ -73,12 +73,19 @@ package final class ChatActions: Sendable {
     // MARK: Rooms
 
     package func rooms(in query: RegionQuery, client: ChatClient) async throws(ProtocolError) -> [RoomInfo] {
+        try await withRooms(in: query, client: client) { $0.infos }
+    }
+
+    /// The answer to a region query lent to `body` (`LentRooms`), for an answer written as bytes.
+    package func withRooms<Result>(
+        in query: RegionQuery, client: ChatClient, _ body: (LentRooms) -> Result
+    ) async throws(ProtocolError) -> Result {
         if rooms.cellsLookedAt(by: query) > Limits.wideRegionCells { try client.admit(.wideRegion) }
         // From memory once the index is loaded; the rooms service answers before,
         // a command and a query each, so then it costs a history token.
-        if let found = rooms.rooms(in: query) { return found }
+        if let answer = rooms.withRooms(in: query, body) { return answer }
         try client.admit(.history)
-        return try await backend.send(FindRooms(query))
+        return body(LentRooms(try await backend.send(FindRooms(query))))
     }
 
     /// From the index only: until it is loaded (the gateway is not ready) the answer is `unavailable`.

@@ -10,23 +10,39 @@ public enum PlainDecimal {
     }
 
     /// `format(value)`'s bytes, appended with no `String` of their own: a
-    /// `chats` answer writes a thousand coordinates.
+    /// `chats` answer writes a thousand coordinates, and a coordinate's
+    /// shortest digits (`0.5123456789012346`) are too long for a `String`
+    /// that lives without the heap.
     public static func append(_ value: Double, to out: inout [UInt8]) {
         if value == 0 {  // also -0
             out.append(UInt8(ascii: "0"))
             return
         }
-        var text = value.description  // Swift prints the shortest round-tripping digits
-        let plain = text.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else { return false }
-            let end = bytes.count
-            let wholeNumber = end >= 2 && bytes[end - 2] == UInt8(ascii: ".") && bytes[end - 1] == UInt8(ascii: "0")
-            out.append(contentsOf: bytes[..<(wholeNumber ? end - 2 : end)])
-            return true
+        // Swift prints the shortest round-tripping digits, here straight into `out`.
+        let start = out.count
+        var stream = AppendingStream()
+        swap(&stream.bytes, &out)
+        value.write(to: &stream)
+        swap(&stream.bytes, &out)
+        let end = out.count
+        guard let e = out[start...].firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+            if end - start >= 2 && out[end - 2] == UInt8(ascii: ".") && out[end - 1] == UInt8(ascii: "0") {
+                out.removeLast(2)
+            }
+            return
         }
-        guard !plain else { return }
-        let e = text.firstIndex { $0 == "e" || $0 == "E" }!
-        out.append(contentsOf: expand(mantissa: String(text[..<e]), exponent: Int(text[text.index(after: e)...])!).utf8)
+        let mantissa = String(decoding: out[start..<e], as: UTF8.self)
+        let exponent = Int(String(decoding: out[(e + 1)..<end], as: UTF8.self))!
+        out.removeSubrange(start...)
+        out.append(contentsOf: expand(mantissa: mantissa, exponent: exponent).utf8)
+    }
+
+    /// A stream onto bytes. A number's `write(to:)` hands its digits to
+    /// `_writeASCII` from a buffer on the stack; the default would make a `String`.
+    private struct AppendingStream: TextOutputStream {
+        var bytes: [UInt8] = []
+        mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
     }
 
     /// "1.25", -7  ->  "0.000000125";  "1.5", 20 -> "150000000000000000000".

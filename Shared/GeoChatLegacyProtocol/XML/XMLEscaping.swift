@@ -6,27 +6,41 @@ import GeoChatDomain
 /// only `&#13;` gives the reader the text that was sent.
 public enum XMLEscaping {
     public static func escape(_ text: String) -> String {
+        var utf8 = text
         // Fast path: most chat text has nothing to escape.
-        let special: (UInt8) -> Bool = {
-            $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0x0D
+        let escaped: [UInt8]? = utf8.withUTF8 { bytes in
+            guard bytes.contains(where: { replacement(for: $0) != nil }) else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 16)
+            append(bytes, to: &out)
+            return out
         }
-        let needed =
-            text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) }
-            ?? text.utf8.contains(where: special)
-        guard needed else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(scalar)
-            }
+        return escaped.map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// `escape`'s bytes for the UTF-8 bytes of a text, appended to `out`.
+    public static func append(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var plain = text.startIndex
+        for at in text.indices {
+            guard let replacement = replacement(for: text[at]) else { continue }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain..<at]))
+            replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+            plain = at + 1
         }
-        return out
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain...]))
+    }
+
+    /// Every special character is ASCII, and no byte of a longer UTF-8
+    /// sequence is: a text's bytes are escaped one by one.
+    private static func replacement(for byte: UInt8) -> StaticString? {
+        switch byte {
+        case UInt8(ascii: "&"): "&amp;"
+        case UInt8(ascii: "<"): "&lt;"
+        case UInt8(ascii: ">"): "&gt;"
+        case UInt8(ascii: "\""): "&quot;"
+        case UInt8(ascii: "'"): "&apos;"
+        case UInt8(ascii: "\r"): "&#13;"
+        default: nil
+        }
     }
 }

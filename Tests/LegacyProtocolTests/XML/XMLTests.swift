@@ -20,6 +20,14 @@ final class XMLTests: XCTestCase {
         }
     }
 
+    func testPlainDecimalAppendsAfterWhatTheBufferHolds() {
+        for (value, text) in [(1e-07, "0.0000001"), (2.0, "2"), (0.5123456789012346, "0.5123456789012346"), (0, "0")] {
+            var out = Array("<x>".utf8)
+            PlainDecimal.append(value, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), "<x>" + text)
+        }
+    }
+
     func testPlainDecimalRoundTripsRandomCoordinates() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<10_000 {

@@ -101,6 +101,11 @@ struct RoomGridLevel {
 
     // MARK: Changes
 
+    /// Every room moved to the slot `moved[old slot]`: the order stays, as no room's place or visit changed.
+    mutating func renumber(_ moved: [Int32]) {
+        for at in entries.indices { entries[at].slot = moved[Int(entries[at].slot)] }
+    }
+
     /// Adds the room of `slot` (its record as it will be indexed).
     mutating func insert(_ slot: Int32, _ records: [RoomRecord]) {
         let record = records[Int(slot)]

@@ -84,8 +84,7 @@ package struct RoomIndex {
     private func info(_ slot: Int32) -> RoomInfo {
         let record = records[Int(slot)]
         return RoomInfo(
-            id: RoomID(record.id), position: MercatorPoint(x: record.x, y: record.y)!,
-            zoom: ZoomLevel(Int(record.zoom))!,
+            id: RoomID(record.id), position: record.position, zoom: record.zoomLevel,
             topic: topics.string(offset: record.topicOffset, length: record.topicLength))
     }
 
@@ -144,6 +143,38 @@ package struct RoomIndex {
         }
         slots.insert(slot, in: records)
         return slot
+    }
+
+    /// Lays the records out in the order queries read them (zoom level, cell,
+    /// last visit), their topics in the same order, so the rooms of a cell are
+    /// neighbours in memory: loaded in id order, each room a query takes was a
+    /// wait on memory of its own (docs/benchmarks.md, `chats` over a million
+    /// rooms). Free slots are dropped. Run once the start-up load is in; later
+    /// rooms take free slots or the end, as before.
+    package mutating func layOutByCell() {
+        var moved = [Int32](repeating: -1, count: records.count)
+        var laidOut: [RoomRecord] = []
+        laidOut.reserveCapacity(slots.count)
+        var laidOutTopics = TopicBuffer()
+        laidOutTopics.reserveCapacity(topics.byteCount - topics.garbage)
+        // Each room is in the level of its zoom, and in one only.
+        for level in levels {
+            for entry in level.entries {
+                var record = records[Int(entry.slot)]
+                topics.withBytes(offset: record.topicOffset, length: record.topicLength) {
+                    (record.topicOffset, record.topicLength) = laidOutTopics.append($0)
+                }
+                moved[Int(entry.slot)] = Int32(laidOut.count)
+                laidOut.append(record)
+            }
+        }
+        precondition(laidOut.count == slots.count, "a room is in one zoom level's grid")
+        records = laidOut
+        topics = laidOutTopics
+        freeSlots = []
+        for z in levels.indices { levels[z].renumber(moved) }
+        places.renumber(moved)
+        slots = RoomSlotMap(every: records)
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.
@@ -208,16 +239,20 @@ package struct RoomIndex {
     /// at most `cap`, the most recently visited ones when more match (ties: the
     /// higher id), as `PostgresRoomStore.region` answers.
     package func rooms(in query: RegionQuery) -> [RoomInfo] {
-        guard query.cap > 0 else { return [] }
+        withRooms(in: query) { $0.infos }
+    }
+
+    /// `rooms(in:)`'s answer lent to `body` as the index holds it (`LentRooms`).
+    package func withRooms<Result>(in query: RegionQuery, _ body: (LentRooms) -> Result) -> Result {
+        guard query.cap > 0 else { return body(LentRooms([])) }
         var sources = CellMerge(box: query.box, records: records)
         for z in query.zooms.clamped(to: ZoomLevel.range) {
             let level = levels[z]
             level.forEachCell(in: query.box) { cell, whole in sources.add(level.entries, cell, whole: whole) }
         }
-        // Slots sorted before they become `RoomInfo`s: four bytes moved, not a room and its topic.
-        return sources.takeMostRecent(query.cap)
-            .sorted { records[Int($0)].id < records[Int($1)].id }
-            .map(info)
+        // Sorted as ids and slots: no room or topic moved.
+        let found = sources.takeMostRecent(query.cap).sorted { $0.id < $1.id }
+        return body(LentRooms(found: found, records: records, topics: topics))
     }
 
     /// How many cells `rooms(in:)` looks at for this query: its cost, whatever
@@ -345,16 +380,17 @@ private struct CellMerge {
         return Head(source: index, position: position, visitedAtMs: item.visitedAtMs, id: item.id)
     }
 
-    /// The slots of the `cap` newest rooms in the box (all of them when fewer).
-    func takeMostRecent(_ cap: Int) -> [Int32] {
-        var taken: [Int32] = []
+    /// The `cap` newest rooms in the box (all of them when fewer), by id and slot.
+    func takeMostRecent(_ cap: Int) -> [(id: Int64, slot: Int32)] {
+        var taken: [(id: Int64, slot: Int32)] = []
         taken.reserveCapacity(min(cap, total))
         if total <= cap {
             // Everything that matches fits: no order needed.
             for source in sources {
                 var at = source.cell.upperBound - 1
                 while let found = match(source, from: at) {
-                    taken.append(source.entries[found].slot)
+                    let slot = source.entries[found].slot
+                    taken.append((records[Int(slot)].id, slot))
                     at = found - 1
                 }
             }
@@ -368,7 +404,7 @@ private struct CellMerge {
         heapify(&heap)
         while taken.count < cap, let top = heap.first {
             let source = sources[top.source]
-            taken.append(source.entries[top.position].slot)
+            taken.append((top.id, source.entries[top.position].slot))
             if let next = match(source, from: top.position - 1) {
                 heap[0] = head(top.source, next)
             } else {
@@ -418,6 +454,10 @@ struct RoomRecord {
     var zoom: UInt8
 
     var isFree: Bool { zoom == Self.free }
+
+    /// Stored from a `RoomInfo`'s, so always valid.
+    var position: MercatorPoint { MercatorPoint(x: x, y: y)! }
+    var zoomLevel: ZoomLevel { ZoomLevel(Int(zoom))! }
 
     /// Whether this room is taken after `other` (later visit, or the higher id at the same time).
     func isNewer(thanVisit visitedAtMs: Int64, id: Int64) -> Bool { (self.visitedAtMs, self.id) > (visitedAtMs, id) }

@@ -38,7 +38,12 @@ package final class RoomMap: Sendable {
 
     /// The answer to a region query; nil until loaded (the caller asks the rooms service then).
     package func rooms(in query: RegionQuery) -> [RoomInfo]? {
-        state.read { $0.loaded ? $0.index.rooms(in: query) : nil }
+        withRooms(in: query) { $0.infos }
+    }
+
+    /// The answer to a region query lent to `body` under the lock (`LentRooms`); nil until loaded.
+    package func withRooms<Result>(in query: RegionQuery, _ body: (LentRooms) -> Result) -> Result? {
+        state.read { $0.loaded ? $0.index.withRooms(in: query, body) : nil }
     }
 
     /// The rooms nearest a point (`RoomIndex.nearest`); nil until loaded.
@@ -147,6 +152,7 @@ package final class RoomMap: Sendable {
 
     package func finishLoading() {
         state.write { state in
+            state.index.layOutByCell()
             state.loaded = true
             state.removedWhileLoading = []
             state.visitsWhileLoading = [:]

@@ -14,6 +14,13 @@ struct RoomSlotMap {
 
     var capacity: Int { buckets.count }
 
+    init() {}
+
+    /// The map of every slot of `records` (none of them free).
+    init(every records: [RoomRecord]) {
+        for slot in records.indices { insert(Int32(slot), in: records) }
+    }
+
     /// Fibonacci hashing: sequential ids (one database sequence) spread over the table.
     private func home(_ id: Int64) -> Int {
         Int(truncatingIfNeeded: (UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> shift)

@@ -19,6 +19,15 @@ struct TopicBuffer {
         return (offset, UInt16(bytes.count - before))
     }
 
+    /// Appends a topic's bytes as another buffer held them.
+    mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) -> (offset: UInt32, length: UInt16) {
+        let offset = UInt32(bytes.count)
+        bytes.append(contentsOf: utf8.prefix(Int(UInt16.max)))
+        return (offset, UInt16(bytes.count - Int(offset)))
+    }
+
+    mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
     func string(offset: UInt32, length: UInt16) -> String {
         withBytes(offset: offset, length: length) { String(decoding: $0, as: UTF8.self) }
     }

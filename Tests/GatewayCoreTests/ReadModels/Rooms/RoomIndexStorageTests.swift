@@ -113,6 +113,33 @@ import Testing
         for id in order[..<100] where live[id] == nil { #expect(map.slot(of: id, in: records) == nil) }
     }
 
+    @Test func aLayoutByCellPutsACellsRoomsSideBySide() {
+        var index = RoomIndex()
+        // Made in id order, alternating between two places far apart: a cell's rooms lie every other slot.
+        for id in 1...40 {
+            let x = id % 2 == 0 ? 0.75 : 0.25
+            let room = RoomInfo(
+                id: RoomID(Int64(id)), position: MercatorPoint(x: x, y: 0.5)!, zoom: ZoomLevel(10)!,
+                topic: "room \(id)")
+            index.upsert(room, visitedAtMs: Int64(id))
+        }
+        index.remove(RoomID(2))
+        #expect(index.freeSlotCount == 1)
+        index.layOutByCell()
+        #expect(index.freeSlotCount == 0)
+        #expect(index.slotCapacity == 39)
+        var laidOut: [(x: Double, id: Int64, topic: String)] = []
+        index.forEachRoom(inSlots: 0..<index.slotCapacity) { record, topic in
+            laidOut.append((record.x, record.id, String(decoding: topic, as: UTF8.self)))
+        }
+        #expect(laidOut.map(\.x) == Array(repeating: 0.25, count: 20) + Array(repeating: 0.75, count: 19))
+        #expect(
+            laidOut.map(\.id) == Array(stride(from: 1, through: 39, by: 2)) + Array(stride(from: 4, through: 40, by: 2))
+        )
+        #expect(laidOut.allSatisfy { $0.topic == "room \($0.id)" })
+        #expect(index.room(RoomID(7))?.topic == "room 7")
+    }
+
     /// Batched upserts (with duplicates and already known rooms) and bulk removals
     /// against the same brute-force truth as `RoomIndexTests`, nearby search included.
     @Test(arguments: [31, 32, 33] as [UInt64])
@@ -158,6 +185,8 @@ import Testing
                     truth[id]!.visitedAtMs = max(truth[id]!.visitedAtMs, at)
                 }
             }
+            // As a gateway does once its start-up load is in; here again and again between changes.
+            if random.next(upTo: 8) == 0 { index.layOutByCell() }
             #expect(index.count == truth.count)
             let query = RoomIndexTests.query(&random, near: Array(truth.values))
             #expect(index.rooms(in: query).map(\.id) == RoomIndexTests.expected(truth, query), "step \(step)")
