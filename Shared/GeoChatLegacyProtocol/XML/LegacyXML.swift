@@ -84,30 +84,38 @@ public enum LegacyXML {
         id: RoomID, position: MercatorPoint, zoom: ZoomLevel, topicUTF8: UnsafeBufferPointer<UInt8>,
         to out: inout [UInt8]
     ) {
-        out.append(contentsOf: "<chat><id>".utf8)
+        append("<chat><id>", to: &out)
         appendDecimal(id.rawValue, to: &out)
-        out.append(contentsOf: "</id><longitude>".utf8)
+        append("</id><longitude>", to: &out)
         PlainDecimal.append(position.x, to: &out)
-        out.append(contentsOf: "</longitude><latitude>".utf8)
+        append("</longitude><latitude>", to: &out)
         PlainDecimal.append(position.y, to: &out)
-        out.append(contentsOf: "</latitude><z>".utf8)
+        append("</latitude><z>", to: &out)
         appendDecimal(Int64(zoom.value), to: &out)
-        out.append(contentsOf: "</z><topic>".utf8)
+        append("</z><topic>", to: &out)
         XMLEscaping.append(topicUTF8, to: &out)
-        out.append(contentsOf: "</topic></chat>".utf8)
+        append("</topic></chat>", to: &out)
+    }
+
+    /// A literal's bytes, as they are (a `String`'s would be copied out of it first).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        literal.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     /// The digits of `value`, without a `String` in between: written last
-    /// digit first, then turned around in place.
+    /// digit first into a buffer on the stack.
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        let first = out.count
         var magnitude = value.magnitude
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[first...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
     }
 
     public static func messages(room: RoomID, _ messages: some Collection<ChatMessage>) -> String {
