@@ -174,7 +174,7 @@ package struct RoomIndex {
         freeSlots = []
         for z in levels.indices { levels[z].renumber(moved) }
         places.renumber(moved)
-        slots = RoomSlotMap(every: records)
+        slots.renumber(moved)
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.

@@ -14,11 +14,10 @@ struct RoomSlotMap {
 
     var capacity: Int { buckets.count }
 
-    init() {}
-
-    /// The map of every slot of `records` (none of them free).
-    init(every records: [RoomRecord]) {
-        for slot in records.indices { insert(Int32(slot), in: records) }
+    /// Every room moved to the slot `moved[old slot]`: a bucket depends on the
+    /// id alone, so each keeps its place (and no table is built anew).
+    mutating func renumber(_ moved: [Int32]) {
+        for at in buckets.indices where buckets[at] != Self.empty { buckets[at] = moved[Int(buckets[at])] }
     }
 
     /// Fibonacci hashing: sequential ids (one database sequence) spread over the table.
