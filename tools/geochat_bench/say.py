@@ -31,6 +31,8 @@ def scenario_say(stack, args, results):
                 for i in range(20000)]
     paths = say_paths(0)
     second = "messaging-2" if len(stack.messaging) > 1 else None
+    # The stack sizes the command topics for its instances (deploy/stack.sh, --partitions).
+    partitions = int(stack.env.get("PARTITIONS", "8"))
     if not second:
         one = wrk(gateway, paths, args.seconds * 2, 64)
         results.update({"say_rps_1": one["rps"], "say_p99_ms_1": one["p99_ms"], "say_failed_1": one["failed"]})
@@ -42,11 +44,11 @@ def scenario_say(stack, args, results):
     def with_instances(count):
         if count == 1:
             stack.command("stop", second)
-            wait_partitions(stack.messaging[0], 1)
+            wait_partitions(stack.messaging[0], 1, partitions)
         else:
             stack.command("start", second)
             wait_ready(stack.messaging[1])
-            wait_partitions(stack.messaging[1], 2, peer=stack.messaging[0])
+            wait_partitions(stack.messaging[1], 2, partitions, peer=stack.messaging[0])
 
     rounds = {1: [], 2: []}
     current = 2
@@ -70,15 +72,15 @@ def scenario_say(stack, args, results):
     results["say_ratio"] = results["say_rps_2"] / results["say_rps_1"]
 
 
-def wait_partitions(url, members, peer=None, timeout=60):
-    """Until the messaging commands' partitions are shared by `members` instances (this one holds some)."""
+def wait_partitions(url, members, partitions, peer=None, timeout=60):
+    """Until the messaging commands' `partitions` are shared by `members` instances (this one holds some)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         held = len(json.loads(get(url + "/status"))["assignedPartitions"].get("geochat.messaging.commands", []))
         total = held
         if peer:
             total += len(json.loads(get(peer + "/status"))["assignedPartitions"].get("geochat.messaging.commands", []))
-        if held > 0 and (members == 1 and held >= 8 or members == 2 and total >= 8 and held < 8):
+        if held > 0 and (members == 1 and held >= partitions or members == 2 and total >= partitions and held < partitions):
             time.sleep(1)
             return
         time.sleep(0.5)
