@@ -150,8 +150,11 @@ package struct RoomIndex {
     /// neighbours in memory: loaded in id order, each room a query takes was a
     /// wait on memory of its own (docs/benchmarks.md, `chats` over a million
     /// rooms). Free slots are dropped. Run once the start-up load is in; later
-    /// rooms take free slots or the end, as before.
-    package mutating func layOutByCell() {
+    /// rooms take free slots or the end, as before. False, and nothing changed,
+    /// when the grids do not hold each room once (a fault of the index's own:
+    /// its answers stay as they were rather than a gateway failing to start).
+    @discardableResult
+    package mutating func layOutByCell() -> Bool {
         var moved = [Int32](repeating: -1, count: records.count)
         var laidOut: [RoomRecord] = []
         laidOut.reserveCapacity(slots.count)
@@ -160,6 +163,7 @@ package struct RoomIndex {
         // Each room is in the level of its zoom, and in one only.
         for level in levels {
             for entry in level.entries {
+                guard moved[Int(entry.slot)] == -1, !records[Int(entry.slot)].isFree else { return false }
                 var record = records[Int(entry.slot)]
                 topics.withBytes(offset: record.topicOffset, length: record.topicLength) {
                     (record.topicOffset, record.topicLength) = laidOutTopics.append($0)
@@ -168,13 +172,17 @@ package struct RoomIndex {
                 laidOut.append(record)
             }
         }
-        precondition(laidOut.count == slots.count, "a room is in one zoom level's grid")
+        // Each live room once, and nothing else: distinct, none free, as many as the id table holds.
+        guard laidOut.count == slots.count, places.entries.allSatisfy({ moved[Int($0.slot)] != -1 }) else {
+            return false
+        }
         records = laidOut
         topics = laidOutTopics
         freeSlots = []
         for z in levels.indices { levels[z].renumber(moved) }
         places.renumber(moved)
         slots.renumber(moved)
+        return true
     }
 
     /// A visit moves the room forward in its cell; an older one changes nothing.

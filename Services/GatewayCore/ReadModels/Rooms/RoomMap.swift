@@ -150,13 +150,16 @@ package final class RoomMap: Sendable {
         state.write { $0.index = RoomIndex() }
     }
 
-    package func finishLoading() {
+    /// False when the index could not be laid out by cell (`RoomIndex.layOutByCell`): it answers as it is.
+    @discardableResult
+    package func finishLoading() -> Bool {
         state.write { state in
-            state.index.layOutByCell()
+            let laidOut = state.index.layOutByCell()
             state.loaded = true
             state.removedWhileLoading = []
             state.visitsWhileLoading = [:]
             state.changedWhileLoading = [:]
+            return laidOut
         }
     }
 
@@ -187,7 +190,9 @@ package final class RoomMap: Sendable {
             await pages(from: backend, ranges: ranges, changes: nil, logger: logger)
         }
         guard !Task.isCancelled else { return nil }
-        finishLoading()
+        if !finishLoading() {
+            logger.error("room index not laid out by cell: its grids and id table disagree; answering as loaded")
+        }
         var metadata: Logger.Metadata = [
             "rooms": "\(count)", "ranges": "\(ranges)",
             "seconds": "\((ContinuousClock.now - started).components.seconds)",
