@@ -24,15 +24,11 @@ public enum LegacyXML {
         declaration + roomElement(room) + "\n"
     }
 
+    /// The `<chats>` document of `rooms` (`RoomsDocument` writes it).
     public static func rooms(_ rooms: [RoomInfo]) -> String {
-        String(decoding: roomsUTF8(rooms), as: UTF8.self)
-    }
-
-    /// `rooms` as the bytes of the answer's body (`RoomsDocument`).
-    public static func roomsUTF8(_ rooms: [RoomInfo]) -> [UInt8] {
         var document = RoomsDocument(rooms: rooms.count)
         for room in rooms { document.append(room) }
-        return document.finish()
+        return String(decoding: document.finish(), as: UTF8.self)
     }
 
     /// A `<chats>` answer written room by room as the bytes of its body, and

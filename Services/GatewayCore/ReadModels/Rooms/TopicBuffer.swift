@@ -13,13 +13,11 @@ struct TopicBuffer {
     /// Appends a topic; its offset and length. Topics are at most 100 scalars
     /// (`Limits.topicLength`), 400 bytes: a longer one is cut at 65,535 bytes.
     mutating func append(_ topic: String) -> (offset: UInt32, length: UInt16) {
-        let offset = UInt32(bytes.count)
-        let before = bytes.count
-        bytes.append(contentsOf: topic.utf8.prefix(Int(UInt16.max)))
-        return (offset, UInt16(bytes.count - before))
+        var topic = topic
+        return topic.withUTF8 { append($0) }
     }
 
-    /// Appends a topic's bytes as another buffer held them.
+    /// Appends a topic's bytes as another buffer held them (cut as `append(_: String)` cuts).
     mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) -> (offset: UInt32, length: UInt16) {
         let offset = UInt32(bytes.count)
         bytes.append(contentsOf: utf8.prefix(Int(UInt16.max)))
