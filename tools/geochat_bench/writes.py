@@ -14,14 +14,16 @@ Scenarios, in this order, on one stack that is never restarted:
 - push:   the same rate through the JSON API, one push subscriber per room on gateway 2.
 """
 import asyncio
+import os
 import random
+import re
 import time
 import types
 
 from geochat_support.protocol import AsyncPool
 from geochat_support.stack import Stack
 
-from . import fanout, push
+from . import fanout, idle_cpu, push
 from .runner import (bench_parser, create_rooms, fmt, load_facts, log, machine_facts, publish_run, q, run_scenarios,
                      scrape, start_sessions, utc_now, wrk)
 
@@ -63,18 +65,51 @@ def say_setup(url, tag):
     return asyncio.run(run())
 
 
+def php_processes(run_dir):
+    """The PHP server's processes (peers/php/up writes their pid files under its run directory):
+    nginx, php-fpm and its own PostgreSQL, each to be read with its children."""
+    named = {}
+    for name, file in (("nginx", "nginx.pid"), ("php-fpm", "php-fpm.pid"), ("postgresql", "pg/data/postmaster.pid")):
+        try:
+            with open(os.path.join(run_dir, file)) as f:
+                named[name] = int(f.readline().strip())
+        except (OSError, ValueError):
+            log(f"say: no {name} pid under {run_dir}: its CPU is not counted")
+    return named
+
+
+def service_of(instance):
+    """An instance's service (`messaging-2` → `messaging`): CPU per say is summed over a service's instances."""
+    return re.sub(r"-\d+$", "", instance)
+
+
+def used_seconds(before, after):
+    """CPU seconds each process (with its children) used between two `idle_cpu.sample`s; a child that
+    started in between counts from zero, one that ended is not counted."""
+    return {name: sum(ticks - before[name].get(pid, 0) for pid, ticks in after[name].items()) / idle_cpu.TICKS
+            for name in after}
+
+
 def scenario_say(stack, php_url, args, results):
     targets = {"geochat": stack.gateways[0], "php": php_url}
+    # Whose CPU a say costs: every process of each server (wrk, the load, is on the same two cores
+    # and in neither column).
+    processes = {"geochat": idle_cpu.processes(stack.state_dir), "php": php_processes(args.php_dir)}
     setups = {name: say_setup(url, name) for name, url in targets.items()}
     rnd = random.Random(7)
     rounds = {name: [] for name in targets}
+    cpu = {name: {} for name in targets}
     for round_ in range(args.rounds):
         for name in ("php", "geochat"):
             sessions, rooms = setups[name]
             # Unique texts: the same session, room and text within 15 s is a phone's repeat.
             paths = [q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms),
                        msg=f"throughput {round_} {i}") for i in range(20000)]
+            before = idle_cpu.sample(processes[name])
             outcome = wrk(targets[name], paths, args.seconds, 64)
+            for process, seconds in used_seconds(before, idle_cpu.sample(processes[name])).items():
+                service = service_of(process)
+                cpu[name][service] = cpu[name].get(service, 0.0) + seconds
             rounds[name].append(outcome)
             log(f"say round {round_ + 1} {name}: {outcome['rps']:.0f}/s, p50 {outcome['p50_ms']:.1f} ms, "
                 f"p99 {outcome['p99_ms']:.1f} ms, {outcome['failed']} failed")
@@ -84,6 +119,12 @@ def scenario_say(stack, php_url, args, results):
             f"say_{name}_rps": middle["rps"], f"say_{name}_p50_ms": middle["p50_ms"],
             f"say_{name}_p99_ms": middle["p99_ms"], f"say_{name}_failed": sum(r["failed"] for r in runs),
             f"say_{name}_rounds": ", ".join(f"{r['rps']:.0f}" for r in runs)})
+        answered = sum(r["requests"] - r["failed"] for r in runs)
+        if answered:
+            per_say = {service: seconds / answered * 1000 for service, seconds in cpu[name].items()}
+            results[f"_say_{name}_cpu_ms"] = per_say
+            log(f"say CPU per answered say, {name}: {sum(per_say.values()):.3f} ms (" + ", ".join(
+                f"{service} {ms:.3f}" for service, ms in sorted(per_say.items(), key=lambda kv: -kv[1])) + ")")
     results["say_ratio"] = results["say_geochat_rps"] / results["say_php_rps"]
 
 
@@ -172,6 +213,18 @@ def report(results, args, meta):
         f"unseen: {results.get('budget_missing', '-')} polled, "
         f"{(results.get('push_sent', 0) - results.get('push_received', 0)) if 'push_sent' in results else '-'} pushed.",
     ]
+    geochat_cpu, php_cpu = results.get("_say_geochat_cpu_ms"), results.get("_say_php_cpu_ms")
+    if geochat_cpu and php_cpu:
+        table += ["", "CPU per answered `say` in those rounds, by process (each with its children; CPU seconds "
+                  "over the rounds / says answered; `wrk` in neither):", "",
+                  "| GeoChat | ms | PHP + PostgreSQL | ms |", "| --- | ---: | --- | ---: |"]
+        ours = sorted(geochat_cpu.items(), key=lambda kv: -kv[1])
+        theirs = sorted(php_cpu.items(), key=lambda kv: -kv[1])
+        for i in range(max(len(ours), len(theirs))):
+            left = f"{ours[i][0]} | {ours[i][1]:.3f}" if i < len(ours) else " | "
+            right = f"{theirs[i][0]} | {theirs[i][1]:.3f}" if i < len(theirs) else " | "
+            table.append(f"| {left} | {right} |")
+        table.append(f"| **all** | **{sum(geochat_cpu.values()):.3f}** | **all** | **{sum(php_cpu.values()):.3f}** |")
     if results.get("_hops"):
         table += ["", "Where a say's time goes at that rate (means over the run, from each instance's histograms; "
                   "the rows nest, they do not add up):", "", "| hop | mean |", "| --- | --- |"]
@@ -182,6 +235,8 @@ def report(results, args, meta):
 def main():
     parser = bench_parser(__doc__, "bash deploy/bench-writes.sh")
     parser.add_argument("--php-url", required=True)
+    parser.add_argument("--php-dir", default=os.environ.get("GEOCHAT_PHP_DIR", "/tmp/geochat-php"),
+                        help="the PHP server's run directory (its pid files), for its CPU per say")
     parser.add_argument("--only", default=",".join(SCENARIOS))
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
