@@ -46,26 +46,36 @@ public struct CommandHandlers: Sendable {
                 let reply = ReplyEnvelope<Command.Reply>(
                     correlationID: header.correlationID, sentAtMs: WallClock.nowMs(), result: .failure(refused))
                 return .answered(
-                    Array((try? JSONEncoder().encode(reply)) ?? Data()), failed: true, carriedBy: ReplyCarrier())
+                    ReplyRecord { Array((try? JSONEncoder().encode(reply)) ?? Data()) }, failed: true,
+                    carriedBy: ReplyCarrier())
             }
             let context = CommandContext(
                 idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
                 deadline: Deadline(epochMs: envelope.deadlineMs),
                 requester: Topics.requester(ofReplyTopic: envelope.replyTo),
                 requesterReadsEvents: envelope.readsEvents ?? false)
-            var result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
-            var encoded = try? JSONEncoder().encode(
-                ReplyEnvelope(correlationID: envelope.correlationID, sentAtMs: WallClock.nowMs(), result: result))
-            if encoded == nil {
-                // A reply that cannot be encoded is a bug; the requester still gets an answer.
-                logger.error("reply not encodable", metadata: ["command": "\(Command.name)"])
-                result = .failure(.unavailable)
-                encoded = try? JSONEncoder().encode(
-                    ReplyEnvelope<Command.Reply>(correlationID: envelope.correlationID, result: result))
-            }
+            let result = await Self.answer(context, logger: logger) { try await handler(envelope.command, context) }
+            let correlationID = envelope.correlationID
+            // Encoded only if it is sent: a posted command's reply and a success
+            // another record carries (a say's) never are.
             return .answered(
-                Array(encoded ?? Data()), failed: (try? result.get()) == nil, carriedBy: context.replyCarrier)
+                ReplyRecord {
+                    Self.replyRecord(result, correlationID: correlationID, command: Command.name, logger: logger)
+                },
+                failed: (try? result.get()) == nil, carriedBy: context.replyCarrier)
         }
+    }
+
+    /// The reply record of `result`. One that cannot be encoded is a bug; the
+    /// requester still gets an answer (`unavailable`).
+    private static func replyRecord<Reply: Codable & Sendable>(
+        _ result: Result<Reply, ProtocolError>, correlationID: String, command: String, logger: Logger
+    ) -> [UInt8] {
+        let reply = ReplyEnvelope(correlationID: correlationID, sentAtMs: WallClock.nowMs(), result: result)
+        if let encoded = try? JSONEncoder().encode(reply) { return Array(encoded) }
+        logger.error("reply not encodable", metadata: ["command": "\(command)"])
+        let unavailable = ReplyEnvelope<Reply>(correlationID: correlationID, result: .failure(.unavailable))
+        return Array((try? JSONEncoder().encode(unavailable)) ?? Data())
     }
 
     /// The commands of this topic (`WireCommands.owned(by:)`) with no handler here.
@@ -85,8 +95,8 @@ public struct CommandHandlers: Sendable {
     }
 
     public enum Outcome: Sendable {
-        /// The reply record; not sent for a success another record carries (`ReplyCarrier`).
-        case answered([UInt8], failed: Bool, carriedBy: ReplyCarrier)
+        /// The reply; not sent for a posted command, nor for a success another record carries (`ReplyCarrier`).
+        case answered(ReplyRecord, failed: Bool, carriedBy: ReplyCarrier)
         case dropped(DropReason, String)
     }
 
@@ -134,6 +144,16 @@ public struct CommandHandlers: Sendable {
             return .failure(.unavailable)
         }
     }
+}
+
+/// A handler's reply, encoded when it is sent (`bytes`): most are never sent.
+public struct ReplyRecord: Sendable {
+    private let encode: @Sendable () -> [UInt8]
+
+    init(_ encode: @escaping @Sendable () -> [UInt8]) { self.encode = encode }
+
+    /// The record's value (a `ReplyEnvelope`).
+    public var bytes: [UInt8] { encode() }
 }
 
 /// A service's handlers miss commands of their topic (`CommandHandlers.requireEvery`).

@@ -73,7 +73,7 @@ public struct CommandProcessor: Sendable {
             let sendReply: @Sendable () async -> Void = { [producer, logger] in
                 do {
                     try await producer.send(
-                        topic: header.replyTo, key: nil, value: reply, partition: 0, headers: replyHeaders)
+                        topic: header.replyTo, key: nil, value: reply.bytes, partition: 0, headers: replyHeaders)
                 } catch {
                     // The requester times out and answers "outcome unknown"; the work is
                     // done and idempotent, so a client retry gets the same answer.

@@ -45,7 +45,7 @@ public final class InMemoryCommandBus: CommandBus {
             throw .unexpectedReply("\(reason.rawValue): \(detail)")
         case .answered(let record, _, _):
             // Handed to the caller as it is, whatever record would carry it over Kafka.
-            return try Command.reply(from: record)
+            return try Command.reply(from: record.bytes)
         }
     }
 
