@@ -104,14 +104,20 @@ def a_say_ready(state_dir):
     return lambda text: say(gateway, session, room, text)
 
 
+def cpu_seconds(before, after):
+    """CPU seconds each process (with its children) used between two `sample`s (name → seconds); a
+    child that started in between counts from zero, one that ended is not counted."""
+    return {name: sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items()) / TICKS
+            for name in after}
+
+
 def cores_over(state_dir, seconds):
     """Cores each process of the stack used over the next `seconds` (name → cores)."""
     named = processes(state_dir)
     before, t0 = sample(named), time.monotonic()
     time.sleep(seconds)
     after, wall = sample(named), time.monotonic() - t0
-    return {name: sum(ticks - before[name].get(p, 0) for p, ticks in after[name].items()) / TICKS / wall
-            for name in named}
+    return {name: used / wall for name, used in cpu_seconds(before, after).items()}
 
 
 def measure(args):

@@ -8,7 +8,7 @@ import time
 from geochat_support.protocol import Client
 from geochat_support.stats import percentile
 
-from .idle_cpu import TICKS, processes, sample
+from .idle_cpu import cpu_seconds, processes, sample
 
 
 class Poller(threading.Thread):
@@ -113,8 +113,7 @@ class PollingPhases:
         backend), in the baseline and during the run; the pollers' driver (this process) too."""
         def cores(phase_name, name):
             (t0, first), (t1, last) = self.cpu[phase_name]
-            used = sum(ticks - first[name].get(pid, 0) for pid, ticks in last[name].items())
-            return used / TICKS / (t1 - t0)
+            return cpu_seconds(first, last)[name] / (t1 - t0)
 
         print()
         print(f"{'cores used':24s} {'baseline':>9s} {'during':>9s}")

@@ -83,13 +83,6 @@ def service_of(instance):
     return re.sub(r"-\d+$", "", instance)
 
 
-def used_seconds(before, after):
-    """CPU seconds each process (with its children) used between two `idle_cpu.sample`s; a child that
-    started in between counts from zero, one that ended is not counted."""
-    return {name: sum(ticks - before[name].get(pid, 0) for pid, ticks in after[name].items()) / idle_cpu.TICKS
-            for name in after}
-
-
 def scenario_say(stack, php_url, args, results):
     targets = {"geochat": stack.gateways[0], "php": php_url}
     # Whose CPU a say costs: every process of each server (wrk, the load, is on the same two cores
@@ -107,7 +100,7 @@ def scenario_say(stack, php_url, args, results):
                        msg=f"throughput {round_} {i}") for i in range(20000)]
             before = idle_cpu.sample(processes[name])
             outcome = wrk(targets[name], paths, args.seconds, 64)
-            for process, seconds in used_seconds(before, idle_cpu.sample(processes[name])).items():
+            for process, seconds in idle_cpu.cpu_seconds(before, idle_cpu.sample(processes[name])).items():
                 service = service_of(process)
                 cpu[name][service] = cpu[name].get(service, 0.0) + seconds
             rounds[name].append(outcome)

@@ -43,11 +43,12 @@ public struct CommandHandlers: Sendable {
                 guard let refused = (error as? DecodingError)?.brokenRule else {
                     return .dropped(.undecodable, "\(error)")
                 }
-                let reply = ReplyEnvelope<Command.Reply>(
-                    correlationID: header.correlationID, sentAtMs: WallClock.nowMs(), result: .failure(refused))
+                let refusal: Result<Command.Reply, ProtocolError> = .failure(refused)
                 return .answered(
-                    ReplyRecord { Array((try? JSONEncoder().encode(reply)) ?? Data()) }, failed: true,
-                    carriedBy: ReplyCarrier())
+                    ReplyRecord {
+                        Self.replyRecord(
+                            refusal, correlationID: header.correlationID, command: Command.name, logger: logger)
+                    }, failed: true, carriedBy: ReplyCarrier())
             }
             let context = CommandContext(
                 idempotencyKey: envelope.idempotencyKey, correlationID: envelope.correlationID,
