@@ -32,8 +32,10 @@ final class InMemoryMessageStore: MessageStore {
         }
     }
 
-    func open(_ room: RoomID) async throws {
-        state.withLock { state in if state.logs[room] == nil { state.logs[room] = Log() } }
+    func open(_ rooms: [RoomID]) async throws {
+        state.withLock { state in
+            for room in rooms where state.logs[room] == nil { state.logs[room] = Log() }
+        }
     }
 
     func stored(key: String) async throws -> (ChatMessage, author: SessionID?)? {

@@ -7,8 +7,9 @@ import GeoChatKafka
 /// acknowledged. `PostgresMessageStore` keeps it.
 protocol MessageStore: Sendable {
     func state(of room: RoomID) async throws -> RoomLogState
-    /// Starts the log of a room the rooms service confirmed (or announced); idempotent.
-    func open(_ room: RoomID) async throws
+    /// Starts the logs of rooms the rooms service confirmed (or announced), in
+    /// one statement; idempotent.
+    func open(_ rooms: [RoomID]) async throws
     /// The message stored earlier under this idempotency key, if any.
     func stored(key: String) async throws -> (ChatMessage, author: SessionID?)?
     /// Appends with the room's next id and puts it in the outbox, in one
@@ -158,4 +159,9 @@ struct MessageOutbox: Outbox {
     ) async throws -> OutboxPass {
         try await store.relayUnannounced(olderThan: grace, limit: limit, publish: publish)
     }
+}
+
+extension MessageStore {
+    /// Starts one room's log (`open(_:)` with one room).
+    func open(_ room: RoomID) async throws { try await open([room]) }
 }

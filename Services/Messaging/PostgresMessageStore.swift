@@ -90,9 +90,15 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
     }
 
     /// Starts the log of a room the rooms service confirmed (or announced).
-    func open(_ room: RoomID) async throws {
+    /// In ascending order, so two instances opening overlapping sets never wait on each other in a cycle.
+    func open(_ rooms: [RoomID]) async throws {
+        guard !rooms.isEmpty else { return }
         try await client.query(
-            "INSERT INTO messaging.room_logs (room_id) VALUES (\(room)) ON CONFLICT DO NOTHING", logger: logger)
+            """
+            INSERT INTO messaging.room_logs (room_id)
+            SELECT DISTINCT room FROM unnest(\(rooms)) AS r(room) ORDER BY room
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     /// The message stored earlier under this idempotency key, if any.

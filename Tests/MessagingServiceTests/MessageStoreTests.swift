@@ -32,6 +32,11 @@ import Testing
         try await store.open(room)
         try await store.open(room)
         #expect(try await store.state(of: room) == .open(head: 0))
+        // Many at once (a poll's `created` events), repeats and a known room among them.
+        try await store.open([9, room, 8, 9])
+        #expect(try await store.state(of: 8) == .open(head: 0))
+        #expect(try await store.state(of: 9) == .open(head: 0))
+        try await store.open([])
         for i in 1...4 {
             let message = try await store.append(
                 room: room, nick: "a", text: "m\(i)", author: author, key: "k\(i)", commitBy: later)

@@ -45,11 +45,22 @@ def make_rooms_timed(url, count, tag):
 
 
 def scenario_create(stack, php_url, args, results):
+    processes = {"geochat": idle_cpu.processes(stack.state_dir), "php": php_processes(args.php_dir)}
+    urls = hop_sources(stack)
     for name, url in (("geochat", stack.gateways[0]), ("php", php_url)):
-        seconds, rooms = make_rooms_timed(url, args.creates, f"create{name}")
+        cpu = {}
+        before = {kind: [scrape(u) for u in us] for kind, us in urls.items()} if name == "geochat" else None
+        seconds, rooms = measured_cpu(processes[name], cpu, lambda: make_rooms_timed(url, args.creates,
+                                                                                     f"create{name}"))
+        if before is not None:
+            after = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
+            results["_create_hops"] = [(label, mean_ms(before[kind], after[kind], metric, labels))
+                                       for label, kind, metric, labels in CREATE_HOPS]
         results[f"create_{name}_s"] = seconds
         results[f"create_{name}_rps"] = len(rooms) / seconds
         log(f"create through {name}: {len(rooms)} rooms in {seconds:.1f} s ({len(rooms) / seconds:.0f}/s)")
+        if rooms:
+            results[f"_create_{name}_cpu_ms"] = per_request_ms(cpu, len(rooms), f"create CPU per room, {name}")
     results["create_ratio"] = results["create_geochat_rps"] / results["create_php_rps"]
 
 
@@ -83,6 +94,24 @@ def service_of(instance):
     return re.sub(r"-\d+$", "", instance)
 
 
+def measured_cpu(processes, totals, run):
+    """Runs `run()` and adds the CPU seconds each of `processes` (each with its children) used meanwhile
+    to `totals`, by service; answers what `run()` answered."""
+    before = idle_cpu.sample(processes)
+    outcome = run()
+    for process, seconds in idle_cpu.cpu_seconds(before, idle_cpu.sample(processes)).items():
+        totals[service_of(process)] = totals.get(service_of(process), 0.0) + seconds
+    return outcome
+
+
+def per_request_ms(totals, requests, what):
+    """CPU ms a request, by service, from the seconds `measured_cpu` added up; logged as `what`."""
+    per = {service: seconds / requests * 1000 for service, seconds in totals.items()}
+    log(f"{what}: {sum(per.values()):.3f} ms (" + ", ".join(
+        f"{service} {ms:.3f}" for service, ms in sorted(per.items(), key=lambda kv: -kv[1])) + ")")
+    return per
+
+
 def scenario_say(stack, php_url, args, results):
     targets = {"geochat": stack.gateways[0], "php": php_url}
     # Whose CPU a say costs: every process of each server (wrk, the load, is on the same two cores
@@ -98,11 +127,7 @@ def scenario_say(stack, php_url, args, results):
             # Unique texts: the same session, room and text within 15 s is a phone's repeat.
             paths = [q(cmd="say", sessionid=rnd.choice(sessions), chatid=rnd.choice(rooms),
                        msg=f"throughput {round_} {i}") for i in range(20000)]
-            before = idle_cpu.sample(processes[name])
-            outcome = wrk(targets[name], paths, args.seconds, 64)
-            for process, seconds in idle_cpu.cpu_seconds(before, idle_cpu.sample(processes[name])).items():
-                service = service_of(process)
-                cpu[name][service] = cpu[name].get(service, 0.0) + seconds
+            outcome = measured_cpu(processes[name], cpu[name], lambda: wrk(targets[name], paths, args.seconds, 64))
             rounds[name].append(outcome)
             log(f"say round {round_ + 1} {name}: {outcome['rps']:.0f}/s, p50 {outcome['p50_ms']:.1f} ms, "
                 f"p99 {outcome['p99_ms']:.1f} ms, {outcome['failed']} failed")
@@ -114,10 +139,7 @@ def scenario_say(stack, php_url, args, results):
             f"say_{name}_rounds": ", ".join(f"{r['rps']:.0f}" for r in runs)})
         answered = sum(r["requests"] - r["failed"] for r in runs)
         if answered:
-            per_say = {service: seconds / answered * 1000 for service, seconds in cpu[name].items()}
-            results[f"_say_{name}_cpu_ms"] = per_say
-            log(f"say CPU per answered say, {name}: {sum(per_say.values()):.3f} ms (" + ", ".join(
-                f"{service} {ms:.3f}" for service, ms in sorted(per_say.items(), key=lambda kv: -kv[1])) + ")")
+            results[f"_say_{name}_cpu_ms"] = per_request_ms(cpu[name], answered, f"say CPU per answered say, {name}")
     results["say_ratio"] = results["say_geochat_rps"] / results["say_php_rps"]
 
 
@@ -150,10 +172,30 @@ HOPS = [
 ]
 
 
-def scenario_budget(stack, args, results):
-    # A gateway serves its metrics on its operators' listener.
-    urls = {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging,
+# Where a create's time goes, as HOPS for a say.
+CREATE_HOPS = [
+    ("gateway: HTTP create, whole", "gateways", "geochat_http_request_duration_seconds", 'command="create"'),
+    ("gateway: create command sent -> answered (its created event read)", "gateways",
+     "geochat_request_duration_seconds", 'topic="geochat.rooms.commands"'),
+    ("rooms: sent -> handler starts (produce, broker, fetch, lane)", "rooms", "geochat_command_wait_seconds",
+     'command="create"'),
+    ("rooms: handler (PostgreSQL, event handed over)", "rooms", "geochat_command_duration_seconds",
+     'command="create"'),
+    ("rooms: PostgreSQL queries outside a transaction", "rooms", "geochat_pg_query_duration_seconds",
+     'kind="query"'),
+    ("rooms: PostgreSQL transactions", "rooms", "geochat_pg_query_duration_seconds", 'kind="transaction"'),
+]
+
+
+def hop_sources(stack):
+    """The instances whose histograms the hop tables read (a gateway serves its metrics on its operators'
+    listener)."""
+    return {"gateways": [stack.operators_of[url] for url in stack.gateways], "messaging": stack.messaging,
             "rooms": stack.rooms}
+
+
+def scenario_budget(stack, args, results):
+    urls = hop_sources(stack)
     before = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
     record = asyncio.run(fanout.fanout_run(stack, args.rate, args.budget_seconds, 20, 0.01))
     after = {kind: [scrape(u) for u in us] for kind, us in urls.items()}
@@ -206,22 +248,32 @@ def report(results, args, meta):
         f"unseen: {results.get('budget_missing', '-')} polled, "
         f"{(results.get('push_sent', 0) - results.get('push_received', 0)) if 'push_sent' in results else '-'} pushed.",
     ]
-    geochat_cpu, php_cpu = results.get("_say_geochat_cpu_ms"), results.get("_say_php_cpu_ms")
-    if geochat_cpu and php_cpu:
-        table += ["", "CPU per answered `say` in those rounds, by process (each with its children; CPU seconds "
-                  "over the rounds / says answered; `wrk` in neither):", "",
-                  "| GeoChat | ms | PHP + PostgreSQL | ms |", "| --- | ---: | --- | ---: |"]
-        ours = sorted(geochat_cpu.items(), key=lambda kv: -kv[1])
-        theirs = sorted(php_cpu.items(), key=lambda kv: -kv[1])
-        for i in range(max(len(ours), len(theirs))):
-            left = f"{ours[i][0]} | {ours[i][1]:.3f}" if i < len(ours) else " | "
-            right = f"{theirs[i][0]} | {theirs[i][1]:.3f}" if i < len(theirs) else " | "
-            table.append(f"| {left} | {right} |")
-        table.append(f"| **all** | **{sum(geochat_cpu.values()):.3f}** | **all** | **{sum(php_cpu.values()):.3f}** |")
+    table += cpu_table(results, "create", f"CPU per created room in those {args.creates:,} creates")
+    table += cpu_table(results, "say", "CPU per answered `say` in those rounds")
     if results.get("_hops"):
         table += ["", "Where a say's time goes at that rate (means over the run, from each instance's histograms; "
                   "the rows nest, they do not add up):", "", "| hop | mean |", "| --- | --- |"]
         table += [f"| {label} | {fmt(value, 2)} ms |" for label, value in results["_hops"]]
+    if results.get("_create_hops"):
+        table += ["", "Where a create's time goes in those creates (means over them, as for a say):", "",
+                  "| hop | mean |", "| --- | --- |"]
+        table += [f"| {label} | {fmt(value, 2)} ms |" for label, value in results["_create_hops"]]
+    return table
+
+
+def cpu_table(results, scenario, title):
+    """Both servers' CPU per request of `scenario`, by process, side by side (empty unless both were read)."""
+    ours, theirs = results.get(f"_{scenario}_geochat_cpu_ms"), results.get(f"_{scenario}_php_cpu_ms")
+    if not (ours and theirs):
+        return []
+    table = ["", f"{title}, by process (each with its children; CPU seconds over them / requests answered; "
+             "the load generator in neither):", "", "| GeoChat | ms | PHP + PostgreSQL | ms |", "| --- | ---: | --- | ---: |"]
+    left, right = sorted(ours.items(), key=lambda kv: -kv[1]), sorted(theirs.items(), key=lambda kv: -kv[1])
+    for i in range(max(len(left), len(right))):
+        a = f"{left[i][0]} | {left[i][1]:.3f}" if i < len(left) else " | "
+        b = f"{right[i][0]} | {right[i][1]:.3f}" if i < len(right) else " | "
+        table.append(f"| {a} | {b} |")
+    table.append(f"| **all** | **{sum(ours.values()):.3f}** | **all** | **{sum(theirs.values()):.3f}** |")
     return table
 
 
