@@ -89,8 +89,8 @@ struct PostgresMessageStore: MessageStore, PostgresStore {
         return .unknown
     }
 
-    /// Starts the log of a room the rooms service confirmed (or announced).
-    /// In ascending order, so two instances opening overlapping sets never wait on each other in a cycle.
+    /// Inserted in ascending order, so two instances opening overlapping sets
+    /// never wait on each other in a cycle.
     func open(_ rooms: [RoomID]) async throws {
         guard !rooms.isEmpty else { return }
         try await client.query(
