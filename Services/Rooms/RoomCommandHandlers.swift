@@ -17,7 +17,8 @@ struct RoomCommandHandlers: Sendable {
 
     var handlers: CommandHandlers {
         var handlers = CommandHandlers(topic: Topics.roomsCommands)
-        handlers.on(CreateRoom.self) { command, context in try await create(command, context) }
+        let creations = RoomCreations(store: store)
+        handlers.on(CreateRoom.self) { command, context in try await create(command, context, creations) }
         handlers.on(FindRooms.self) { command, _ in try await store.region(command.query) }
         handlers.on(LookupRoom.self) { command, _ in
             guard let room = try await store.find(command.room) else { throw ProtocolError.noSuchChat }
@@ -87,9 +88,9 @@ struct RoomCommandHandlers: Sendable {
         return handlers
     }
 
-    func create(_ command: CreateRoom, _ context: CommandContext) async throws -> RoomInfo {
-        let created = try await store.create(
-            session: command.session, position: command.position, zoom: command.zoom, topic: command.topic.value)
+    func create(_ command: CreateRoom, _ context: CommandContext, _ creations: RoomCreations) async throws -> RoomInfo {
+        let created = try await creations.create(
+            NewRoom(session: command.session, position: command.position, zoom: command.zoom, topic: command.topic.value))
         // A repeat has no event: the first one's is published or in the outbox.
         if let answers = context.eventAnswers, let answering = created.event?.answering(answers) {
             // The `created` event is the answer: the gateway that asked has the

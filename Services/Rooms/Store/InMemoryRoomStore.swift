@@ -46,7 +46,11 @@ final class InMemoryRoomStore: RoomStore {
     /// Staged under the state's lock, as a transaction would.
     func stage(_ event: RoomEvent) throws -> StagedEvent { events.stage(try EncodedEvent(event)) }
 
-    func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
+    func create(_ rooms: [NewRoom]) async throws -> [Announced<RoomInfo>] {
+        try rooms.map { try create(session: $0.session, position: $0.position, zoom: $0.zoom, topic: $0.topic) }
+    }
+
+    private func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) throws
         -> Announced<RoomInfo>
     {
         let now = now()

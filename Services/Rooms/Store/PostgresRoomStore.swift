@@ -119,51 +119,91 @@ struct PostgresRoomStore: RoomStore, PostgresStore {
     /// How long an ended session is remembered: far longer than any event waits in a topic.
     static let endedSessionMemory = "1 day"
 
-    /// Creates a room, unless the same session created the same room within the
+    /// Creates rooms, unless the same session created the same room within the
     /// retry window: then that room is the answer (phones on bad networks retry),
-    /// and no event (the first one staged it).
-    func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
-        -> Announced<RoomInfo>
-    {
+    /// and no event (the first one staged it). Two statements for the whole
+    /// batch, one commit: the repeat checks and the new rooms' ids, then the
+    /// rooms and their events' outbox rows (`PostgresEventOutbox`'s table).
+    func create(_ asked: [NewRoom]) async throws -> [Announced<RoomInfo>] {
+        // A room asked for twice in one batch is made once; the later ask is its repeat.
+        var distinct: [NewRoom] = []
+        var slot: [NewRoom: Int] = [:]
+        for room in asked where slot[room] == nil {
+            slot[room] = distinct.count
+            distinct.append(room)
+        }
+        let answers = try await createDistinct(distinct)
+        var answered = Set<Int>()
+        return asked.map { room in
+            let index = slot[room]!
+            let answer = answers[index]
+            return answered.insert(index).inserted ? answer : Announced(answer.value, event: nil)
+        }
+    }
+
+    private func createDistinct(_ asked: [NewRoom]) async throws -> [Announced<RoomInfo>] {
+        guard !asked.isEmpty else { return [] }
         let window = Date(timeIntervalSinceNow: -Double(Limits.createRetryWindowSeconds))
-        let z = Int16(zoom.value)
-        // One round trip: the earlier room of a repeat (its visit renewed), or the new room's id.
+        let sessions = asked.map(\.session.value)
+        let xs = asked.map(\.position.x)
+        let ys = asked.map(\.position.y)
+        let zs = asked.map { Int16($0.zoom.value) }
+        let topics = asked.map(\.topic)
+        // The earlier room of each repeat (its visit renewed), or the new room's id.
         let found = try await client.query(
             """
-            WITH earlier AS (
-                UPDATE rooms.rooms SET last_visited_at = now()
-                WHERE id = (SELECT id FROM rooms.rooms
-                            WHERE creator_session = \(session.value) AND created_at > \(window)
-                              AND x = \(position.x) AND y = \(position.y) AND z = \(z) AND topic = \(topic)
-                            ORDER BY id LIMIT 1)
-                RETURNING id)
-            SELECT id, true FROM earlier
+            WITH input AS (
+                SELECT * FROM unnest(\(sessions)::text[], \(xs)::float8[], \(ys)::float8[], \(zs)::int2[],
+                                     \(topics)::text[]) WITH ORDINALITY AS i(session, x, y, z, topic, ord)),
+            earlier AS (
+                SELECT i.ord, e.id FROM input i CROSS JOIN LATERAL (
+                    SELECT id FROM rooms.rooms r
+                    WHERE r.creator_session = i.session AND r.created_at > \(window)
+                      AND r.x = i.x AND r.y = i.y AND r.z = i.z AND r.topic = i.topic
+                    ORDER BY id LIMIT 1) e),
+            visited AS (UPDATE rooms.rooms SET last_visited_at = now() WHERE id IN (SELECT id FROM earlier))
+            SELECT ord, id, true FROM earlier
             UNION ALL
-            SELECT nextval('rooms.rooms_id_seq'), false WHERE NOT EXISTS (SELECT FROM earlier)
+            SELECT ord, nextval('rooms.rooms_id_seq'), false FROM input WHERE ord NOT IN (SELECT ord FROM earlier)
             """, logger: logger)
-        var answer: (id: RoomID, repeated: Bool)?
-        for try await row in found.decode((RoomID, Bool).self) { answer = row }
-        guard let answer else { throw ProtocolError.unavailable }
-        let room = RoomInfo(id: answer.id, position: position, zoom: zoom, topic: topic)
-        if answer.repeated { return Announced(room, event: nil) }
-        // The room and its event's outbox row (`PostgresEventOutbox`'s table) in
-        // one statement: one commit, and no transaction to open and close —
-        // three round trips fewer a create than `PostgresEventOutbox.stage` in one.
-        let event = try EncodedEvent(RoomEvent.created(room))
+        var rooms = [RoomInfo?](repeating: nil, count: asked.count)
+        var fresh: [Int] = []
+        for try await (ord, id, repeated) in found.decode((Int64, RoomID, Bool).self) {
+            let index = Int(ord) - 1
+            let room = asked[index]
+            rooms[index] = RoomInfo(id: id, position: room.position, zoom: room.zoom, topic: room.topic)
+            if !repeated { fresh.append(index) }
+        }
+        guard rooms.allSatisfy({ $0 != nil }) else { throw ProtocolError.unavailable }
+        var answers = rooms.map { Announced($0!, event: nil) }
+        guard !fresh.isEmpty else { return answers }
+        fresh.sort()
+        let events = try fresh.map { try EncodedEvent(RoomEvent.created(answers[$0].value)) }
+        // The rooms and their outbox rows in one statement: one commit, and no
+        // transaction to open and close (a create was five round trips before).
+        let ids = fresh.map { answers[$0].value.id }
+        let (newXs, newYs, newZs) = (fresh.map { xs[$0] }, fresh.map { ys[$0] }, fresh.map { zs[$0] })
+        let (newTopics, newSessions) = (fresh.map { topics[$0] }, fresh.map { sessions[$0] })
         let staged = try await client.query(
             """
-            WITH room AS (
+            WITH made AS (
                 INSERT INTO rooms.rooms (id, x, y, z, topic, creator_session)
-                VALUES (\(room.id), \(position.x), \(position.y), \(z), \(topic), \(session.value))
-                RETURNING id)
+                SELECT * FROM unnest(\(ids)::bigint[], \(newXs)::float8[], \(newYs)::float8[], \(newZs)::int2[],
+                                     \(newTopics)::text[], \(newSessions)::text[]))
             INSERT INTO outbox.events (service, topic, key, value)
-            SELECT \(Self.service), \(event.topic), \(event.key), \(event.value) FROM room
+            SELECT \(Self.service), t, k, v FROM unnest(\(events.map(\.topic)), \(events.map(\.key)), \(events.map(\.value)))
+                WITH ORDINALITY AS r(t, k, v, n)
+            ORDER BY n
             RETURNING seq
             """, logger: logger)
-        for try await seq in staged.decode(Int64.self) {
-            return Announced(room, event: StagedEvent(seq: seq, record: event))
+        var seqs: [Int64] = []
+        for try await seq in staged.decode(Int64.self) { seqs.append(seq) }
+        guard seqs.count == fresh.count else { throw ProtocolError.unavailable }
+        // RETURNING follows the insertion order, which follows ORDER BY n.
+        for (index, (seq, event)) in zip(fresh, zip(seqs.sorted(), events)) {
+            answers[index].event = StagedEvent(seq: seq, record: event)
         }
-        throw ProtocolError.unavailable
+        return answers
     }
 
     /// Rooms inside the box and zoom range, ordered by id; at most `cap`, the

@@ -12,10 +12,10 @@ import GeoChatDomain
 protocol RoomStore: RoomAdministration, RoomExpiry {
     /// Where the changes' events wait for the broker.
     var outbox: any Outbox<StagedEvent> { get }
-    /// Creates a room; the same creator asking for the same room again within
-    /// `Limits.createRetryWindowSeconds` gets the first one back (no event).
-    func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
-        -> Announced<RoomInfo>
+    /// Creates rooms, answering each in order; the same creator asking for the
+    /// same room again within `Limits.createRetryWindowSeconds` (in the same
+    /// call too) gets the first one back (no event).
+    func create(_ rooms: [NewRoom]) async throws -> [Announced<RoomInfo>]
     /// Rooms in the box and zoom range, most recently visited first, at most `query.cap`.
     func region(_ query: RegionQuery) async throws -> [RoomInfo]
     func find(_ id: RoomID) async throws -> RoomInfo?
@@ -68,4 +68,22 @@ struct Sayer: Hashable, Sendable {
     /// Nil: an anonymous post (add.php), which only visits the room.
     let session: SessionID?
     let nick: String
+}
+
+/// A room asked for: by whom, where, at which zoom level, under which topic
+/// (all of it what a repeat has in common).
+struct NewRoom: Sendable, Hashable {
+    var session: SessionID
+    var position: MercatorPoint
+    var zoom: ZoomLevel
+    var topic: String
+}
+
+extension RoomStore {
+    /// Creates one room (`create(_:)` with one).
+    func create(session: SessionID, position: MercatorPoint, zoom: ZoomLevel, topic: String) async throws
+        -> Announced<RoomInfo>
+    {
+        try await create([NewRoom(session: session, position: position, zoom: zoom, topic: topic)])[0]
+    }
 }

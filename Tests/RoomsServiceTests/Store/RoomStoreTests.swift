@@ -65,6 +65,52 @@ import Testing
             "a member's say announces nothing")
     }
 
+    @Test func theInMemoryStoreCreatesManyAtOnce() async throws {
+        try await Self.checkCreatesTogether(InMemoryRoomStore())
+    }
+
+    @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
+    func thePostgresStoreCreatesManyAtOnce() async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresRoomStore(database: database)
+            try await store.migrate()
+            try await Self.checkCreatesTogether(store)
+        }
+    }
+
+    /// Creates stored together (`RoomCreations`) answer as they would one by
+    /// one, in the order asked: new rooms with their events, in that order; a
+    /// repeat of an earlier create, and a room asked twice in the same call, the
+    /// first room without an event.
+    static func checkCreatesTogether(_ store: some RoomStore) async throws {
+        let alice = SessionID.random()
+        let bob = SessionID.random()
+        let p = MercatorPoint(x: 0.5, y: 0.5)!
+        let q = MercatorPoint(x: 0.5, y: 0.25)!
+        let first = try await store.create(session: alice, position: p, zoom: ZoomLevel(7)!, topic: "Harbour")
+        let asked = [
+            NewRoom(session: bob, position: p, zoom: ZoomLevel(7)!, topic: "Harbour"),
+            NewRoom(session: alice, position: p, zoom: ZoomLevel(7)!, topic: "Harbour"),
+            NewRoom(session: alice, position: q, zoom: ZoomLevel(7)!, topic: "Harbour"),
+            NewRoom(session: bob, position: p, zoom: ZoomLevel(7)!, topic: "Harbour"),
+            NewRoom(session: alice, position: p, zoom: ZoomLevel(8)!, topic: "Harbour"),
+        ]
+        let answers = try await store.create(asked)
+        #expect(answers.count == asked.count)
+        #expect(answers[1].value == first.value && answers[1].event == nil, "a repeat of an earlier create")
+        #expect(answers[3].value == answers[0].value && answers[3].event == nil, "the same room asked twice at once")
+        let made = [answers[0], answers[2], answers[4]]
+        #expect(Set(made.map(\.value.id)).count == 3 && made.allSatisfy { $0.value.id > first.value.id })
+        for (answer, ask) in zip(made, [asked[0], asked[2], asked[4]]) {
+            #expect(answer.value.position == ask.position && answer.value.zoom == ask.zoom)
+            #expect(answer.event?.record.decode(RoomEvent.self) == .created(answer.value), "each new room its event")
+        }
+        let seqs = made.compactMap(\.event?.seq)
+        #expect(seqs == seqs.sorted() && seqs.count == 3, "the events staged in the order asked")
+        for room in made.map(\.value) { #expect(try await store.find(room.id) == room) }
+        #expect(try await store.create([]).isEmpty)
+    }
+
     static func checkRules(_ store: some RoomStore) async throws {
         let alice = SessionID.random()
         let bob = SessionID.random()
