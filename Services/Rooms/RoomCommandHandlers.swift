@@ -90,7 +90,8 @@ struct RoomCommandHandlers: Sendable {
 
     func create(_ command: CreateRoom, _ context: CommandContext, _ creations: RoomCreations) async throws -> RoomInfo {
         let created = try await creations.create(
-            NewRoom(session: command.session, position: command.position, zoom: command.zoom, topic: command.topic.value))
+            NewRoom(
+                session: command.session, position: command.position, zoom: command.zoom, topic: command.topic.value))
         // A repeat has no event: the first one's is published or in the outbox.
         if let answers = context.eventAnswers, let answering = created.event?.answering(answers) {
             // The `created` event is the answer: the gateway that asked has the
