@@ -9,17 +9,22 @@ import Testing
 /// The rules every `RoomStore` keeps, on the PostgreSQL store (test PostgreSQL)
 /// and on the in-memory one the handler tests use.
 @Suite struct RoomStoreTests {
+    /// Runs a check on a migrated PostgreSQL store of a scratch database.
+    static func onPostgres(_ check: @escaping @Sendable (PostgresRoomStore) async throws -> Void) async throws {
+        try await ScratchDatabase.with { database in
+            let store = PostgresRoomStore(database: database)
+            try await store.migrate()
+            try await check(store)
+        }
+    }
+
     @Test func theInMemoryStoreKeepsTheRules() async throws {
         try await Self.checkRules(InMemoryRoomStore())
     }
 
     @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
     func thePostgresStoreKeepsTheRules() async throws {
-        try await ScratchDatabase.with { database in
-            let store = PostgresRoomStore(database: database)
-            try await store.migrate()
-            try await Self.checkRules(store)
-        }
+        try await Self.onPostgres(Self.checkRules)
     }
 
     @Test func theInMemoryStoreKeepsTheSayerRules() async throws {
@@ -28,11 +33,7 @@ import Testing
 
     @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
     func thePostgresStoreKeepsTheSayerRules() async throws {
-        try await ScratchDatabase.with { database in
-            let store = PostgresRoomStore(database: database)
-            try await store.migrate()
-            try await Self.checkSayers(store)
-        }
+        try await Self.onPostgres(Self.checkSayers)
     }
 
     /// Says join their authors, many at once: a new membership is announced,
@@ -71,11 +72,7 @@ import Testing
 
     @Test(.enabled(if: ScratchDatabase.port != nil || ScratchDatabase.isRequired))
     func thePostgresStoreCreatesManyAtOnce() async throws {
-        try await ScratchDatabase.with { database in
-            let store = PostgresRoomStore(database: database)
-            try await store.migrate()
-            try await Self.checkCreatesTogether(store)
-        }
+        try await Self.onPostgres(Self.checkCreatesTogether)
     }
 
     /// Creates stored together (`RoomCreations`) answer as they would one by
